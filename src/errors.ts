@@ -1,0 +1,177 @@
+/**
+ * The one error catalogue. Every user-facing failure is a `LuminaError` with a stable string code,
+ * a message that says what is wrong, and where: `file` (absolute or as given), `offset` (bytes),
+ * `field` (a format field or config key). The location prefix is added by `formatLog` only, never
+ * at the throw, so messages stay short and tests can assert `{ code, message }` exactly.
+ *
+ * Codes are sorted alphabetically; add a factory next to its neighbours.
+ */
+import path from 'node:path';
+
+export type ErrorCode =
+  | 'ASSET_NOT_FOUND'
+  | 'CACHE_INVALID'
+  | 'CONFIG_INVALID'
+  | 'CONFIG_NOT_FOUND'
+  | 'CONFIG_PARSE'
+  | 'COOK_FAILED'
+  | 'COOK_NO_ROOTS'
+  | 'COOKED_INVALID'
+  | 'DAEMON_UNAVAILABLE'
+  | 'DEPENDENCY_MISSING'
+  | 'DUPLICATE_GUID'
+  | 'IMAGE_INVALID'
+  | 'IO_FAILED'
+  | 'LMETA_INVALID'
+  | 'LMETA_MISSING'
+  | 'MOUNT_CONFLICT'
+  | 'PACKAGE_INVALID'
+  | 'PACKAGE_TRUNCATED'
+  | 'PACKAGE_VERSION'
+  | 'PAK_INVALID'
+  | 'PAK_PATH_INVALID'
+  | 'PATCH_BASE_INVALID'
+  | 'REGISTRY_INVALID'
+  | 'TEXTURE_INVALID'
+  | 'USAGE';
+
+export interface LuminaLog {
+  code: ErrorCode;
+  message: string;
+  file?: string;
+  offset?: number;
+  field?: string;
+  hint?: string;
+}
+
+export class LuminaError extends Error implements LuminaLog {
+  readonly code: ErrorCode;
+  readonly file?: string;
+  readonly offset?: number;
+  readonly field?: string;
+  readonly hint?: string;
+
+  constructor(log: LuminaLog, options?: { cause?: unknown }) {
+    super(log.message, options);
+    this.name = 'LuminaError';
+    this.code = log.code;
+    if (log.file !== undefined) this.file = log.file;
+    if (log.offset !== undefined) this.offset = log.offset;
+    if (log.field !== undefined) this.field = log.field;
+    if (log.hint !== undefined) this.hint = log.hint;
+  }
+
+  /** The plain fields, for structured logs and JSON output. */
+  toLog(): LuminaLog {
+    const out: LuminaLog = { code: this.code, message: this.message };
+    if (this.file !== undefined) out.file = this.file;
+    if (this.offset !== undefined) out.offset = this.offset;
+    if (this.field !== undefined) out.field = this.field;
+    if (this.hint !== undefined) out.hint = this.hint;
+    return out;
+  }
+}
+
+export function isLuminaError(e: unknown): e is LuminaError {
+  return e instanceof LuminaError;
+}
+
+interface Where {
+  file?: string;
+  offset?: number;
+  field?: string;
+  hint?: string;
+}
+
+function make(code: ErrorCode, message: string, where: Where = {}, cause?: unknown): LuminaError {
+  return new LuminaError({ code, message, ...where }, cause === undefined ? undefined : { cause });
+}
+
+/** Factories, one per code, sorted by code. */
+export const errors = {
+  assetNotFound: (asset: string, where?: Where) => make('ASSET_NOT_FOUND', `no asset matches "${asset}"`, where),
+  cacheInvalid: (file: string, why: string, offset?: number) =>
+    make('CACHE_INVALID', `cache is unusable: ${why}`, { file, offset }),
+  configInvalid: (file: string, key: string, why: string) =>
+    make('CONFIG_INVALID', `"${key}" ${why}`, { file, field: key }),
+  configNotFound: (file: string) =>
+    make('CONFIG_NOT_FOUND', 'no lumina-cook.json here', {
+      file,
+      hint: 'pass --project <dir> pointing at a folder that holds lumina-cook.json',
+    }),
+  configParse: (file: string, why: string) => make('CONFIG_PARSE', `not valid JSON: ${why}`, { file }),
+  cookFailed: (file: string, why: string, cause?: unknown) => make('COOK_FAILED', why, { file }, cause),
+  cookNoRoots: (file: string) =>
+    make('COOK_NO_ROOTS', 'nothing to cook: no cook roots are declared and no asset is flagged Primary', {
+      file,
+      hint: 'add "cookRoots": ["/Game/Maps/YourMap"] to lumina-cook.json, or set "GameStartupMap"',
+    }),
+  cookedInvalid: (file: string, field: string, why: string, offset?: number) =>
+    make('COOKED_INVALID', `${field}: ${why}`, { file, field, offset }),
+  daemonUnavailable: (file: string, why: string) => make('DAEMON_UNAVAILABLE', why, { file }),
+  dependencyMissing: (referrer: string, guid: string) =>
+    make('DEPENDENCY_MISSING', `references ${guid}, which no mounted asset has`, { file: referrer }),
+  duplicateGuid: (guid: string, first: string, second: string) =>
+    make('DUPLICATE_GUID', `GUID ${guid} is also used by ${first}`, {
+      file: second,
+      hint: 'a copied file keeps its GUID; re-save the copy so it gets a new one',
+    }),
+  imageInvalid: (file: string, why: string, cause?: unknown) => make('IMAGE_INVALID', why, { file }, cause),
+  ioFailed: (file: string, op: string, cause: unknown) =>
+    make('IO_FAILED', `${op} failed: ${(cause as NodeJS.ErrnoException)?.code ?? String(cause)}`, { file }, cause),
+  lmetaInvalid: (file: string, why: string, field?: string) => make('LMETA_INVALID', why, { file, field }),
+  lmetaMissing: (file: string) =>
+    make('LMETA_MISSING', 'text asset has no .lmeta sidecar', {
+      file,
+      hint: 'run the editor or `lumina-cook registry scan` once outside --ci to mint it, then commit it',
+    }),
+  mountConflict: (alias: string, why: string) => make('MOUNT_CONFLICT', `${alias}: ${why}`, { field: alias }),
+  packageInvalid: (file: string, field: string, offset: number, why: string) =>
+    make('PACKAGE_INVALID', `${field}: ${why}`, { file, field, offset }),
+  packageTruncated: (file: string, field: string, offset: number, need: number, size: number) =>
+    make('PACKAGE_TRUNCATED', `${field}: needs ${need} bytes at offset ${offset} but the file ends at ${size}`, {
+      file,
+      field,
+      offset,
+    }),
+  packageVersion: (file: string, version: number, offset = 4) =>
+    make(
+      'PACKAGE_VERSION',
+      version > 2 ? `version ${version} was written by a newer engine (this reads 1 and 2)` : `version ${version} is not a package version`,
+      { file, field: 'version', offset },
+    ),
+  pakInvalid: (file: string, field: string, why: string, offset?: number) =>
+    make('PAK_INVALID', `${field}: ${why}`, { file, field, offset }),
+  pakPathInvalid: (file: string, entry: string, why: string) =>
+    make('PAK_PATH_INVALID', `entry "${entry}" ${why}`, { file, field: 'path' }),
+  patchBaseInvalid: (file: string, why: string) => make('PATCH_BASE_INVALID', why, { file }),
+  registryInvalid: (file: string, field: string, why: string, offset?: number) =>
+    make('REGISTRY_INVALID', `${field}: ${why}`, { file, field, offset }),
+  textureInvalid: (file: string, why: string, cause?: unknown) => make('TEXTURE_INVALID', why, { file }, cause),
+  usage: (message: string, hint?: string) => make('USAGE', message, { hint }),
+} as const;
+
+/**
+ * One line for a human: `Content/Maps/Main.lasset @0x10 (importCount): message`.
+ * `root` makes the file relative to the project; the prefix is added only here.
+ */
+export function formatLog(log: LuminaLog, root?: string): string {
+  let where = '';
+  if (log.file) where = root && path.isAbsolute(log.file) ? path.relative(root, log.file) || log.file : log.file;
+  if (log.offset !== undefined) where += `${where ? ' ' : ''}@${log.offset}`;
+  if (log.field !== undefined && !log.message.startsWith(`${log.field}:`) && !log.message.startsWith(`"${log.field}"`)) {
+    where += `${where ? ' ' : ''}(${log.field})`;
+  }
+  let line = where ? `${where}: ${log.message}` : log.message;
+  if (log.hint) line += `\n  hint: ${log.hint}`;
+  return `[${log.code}] ${line}`;
+}
+
+/**
+ * Wrap an unknown failure from a filesystem call into a typed error. Errors that are already
+ * typed pass through unchanged, so callers can wrap whole blocks.
+ */
+export function asLuminaError(e: unknown, file: string, op: string): LuminaError {
+  if (e instanceof LuminaError) return e;
+  return errors.ioFailed(file, op, e);
+}

@@ -1,0 +1,138 @@
+/**
+ * Bounds-checked little-endian reads over one buffer. Every read names the field it is for, so a
+ * short or hostile file fails with the file, the field and the offset, never with a RangeError.
+ * `base` is the buffer's position in the file, so offsets in errors are file offsets even when
+ * only a slice (an export, the tables) was read.
+ */
+import { errors } from '../errors.js';
+
+const MAX_FSTRING = 65_535;
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export class BinaryReader {
+  readonly view: DataView;
+  pos: number;
+
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly file: string,
+    readonly base = 0,
+    /** The whole file's size, for messages; defaults to the end of this buffer. */
+    readonly fileSize = base + bytes.byteLength,
+    pos = 0,
+  ) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.pos = pos;
+  }
+
+  get length(): number {
+    return this.bytes.byteLength;
+  }
+
+  get remaining(): number {
+    return this.bytes.byteLength - this.pos;
+  }
+
+  /** File offset of the cursor. */
+  get offset(): number {
+    return this.base + this.pos;
+  }
+
+  need(n: number, field: string): void {
+    if (n < 0 || this.pos + n > this.bytes.byteLength) {
+      throw errors.packageTruncated(this.file, field, this.base + this.pos, n, this.base + this.bytes.byteLength);
+    }
+  }
+
+  fail(field: string, why: string, at = this.pos): never {
+    throw errors.packageInvalid(this.file, field, this.base + at, why);
+  }
+
+  u8(field: string): number {
+    this.need(1, field);
+    return this.view.getUint8(this.pos++);
+  }
+
+  i32(field: string): number {
+    this.need(4, field);
+    const v = this.view.getInt32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+
+  u32(field: string): number {
+    this.need(4, field);
+    const v = this.view.getUint32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+
+  i64big(field: string): bigint {
+    this.need(8, field);
+    const v = this.view.getBigInt64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  u64(field: string): bigint {
+    this.need(8, field);
+    const v = this.view.getBigUint64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  /** An i64 that must fit a JS number exactly (offsets, sizes, indices). */
+  i64(field: string): number {
+    const at = this.pos;
+    const v = this.i64big(field);
+    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) this.fail(field, `value ${v} is out of range`, at);
+    return Number(v);
+  }
+
+  /** A u64 that must fit a JS number exactly. */
+  u64num(field: string): number {
+    const at = this.pos;
+    const v = this.u64(field);
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) this.fail(field, `value ${v} is out of range`, at);
+    return Number(v);
+  }
+
+  f32(field: string): number {
+    this.need(4, field);
+    const v = this.view.getFloat32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+
+  f64(field: string): number {
+    this.need(8, field);
+    const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  /** A view (no copy) of the next n bytes. */
+  bytesView(n: number, field: string): Uint8Array {
+    this.need(n, field);
+    const v = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return v;
+  }
+
+  fstring(field: string): string {
+    const at = this.pos;
+    const len = this.u32(field);
+    if (len > MAX_FSTRING) this.fail(field, `string length ${len} exceeds ${MAX_FSTRING}`, at);
+    const raw = this.bytesView(len, field);
+    try {
+      return decoder.decode(raw);
+    } catch {
+      return this.fail(field, 'string is not valid UTF-8', at);
+    }
+  }
+
+  /** 16 raw bytes as 32 lowercase hex digits. */
+  guid(field: string): string {
+    return Buffer.from(this.bytesView(16, field)).toString('hex');
+  }
+}

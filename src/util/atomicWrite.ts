@@ -1,0 +1,107 @@
+/**
+ * Outputs are committed atomically: write a temp file beside the target, fsync it, rename it over
+ * the target, then fsync the folder so the rename itself survives a power cut. A crash at any
+ * point leaves either the old file or the new one under the final name, never a half-written one.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { errors, isLuminaError } from '../errors.js';
+
+/** Temp files carry this marker so a later run can sweep what a killed run left behind. */
+export const TEMP_MARKER = '.lctmp-';
+
+export function tempPathFor(target: string): string {
+  return path.join(path.dirname(target), `${path.basename(target)}${TEMP_MARKER}${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  let fh: fsp.FileHandle | undefined;
+  try {
+    fh = await fsp.open(dir, 'r');
+    await fh.sync();
+  } catch {
+    // Some filesystems refuse fsync on directories; the rename is still atomic there.
+  } finally {
+    await fh?.close();
+  }
+}
+
+/** Write `data` (one buffer or several, written in order) to `target` atomically. */
+export async function writeFileAtomic(target: string, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
+  await withAtomicFile(target, async (fh) => {
+    const parts = data instanceof Uint8Array ? [data] : data;
+    for (const part of parts) {
+      let written = 0;
+      while (written < part.byteLength) {
+        const { bytesWritten } = await fh.write(part, written, part.byteLength - written);
+        written += bytesWritten;
+      }
+    }
+  });
+}
+
+/**
+ * Open a temp file for `target`, let `fill` write into it, then fsync and rename. When `fill`
+ * throws, the temp file is removed and the target is untouched.
+ */
+export async function withAtomicFile<T>(target: string, fill: (fh: fsp.FileHandle, tempPath: string) => Promise<T>): Promise<T> {
+  const dir = path.dirname(target);
+  const tmp = tempPathFor(target);
+  let fh: fsp.FileHandle | undefined;
+  try {
+    await fsp.mkdir(dir, { recursive: true });
+    fh = await fsp.open(tmp, 'w', 0o644);
+    const result = await fill(fh, tmp);
+    await fh.sync();
+    await fh.close();
+    fh = undefined;
+    await fsp.rename(tmp, target);
+    await fsyncDir(dir);
+    return result;
+  } catch (e) {
+    await fh?.close().catch(() => {});
+    await fsp.rm(tmp, { force: true }).catch(() => {});
+    if (isLuminaError(e)) throw e;
+    throw errors.ioFailed(target, 'write', e);
+  }
+}
+
+/** Synchronous variant for small files written at exit paths (daemon.json, lock files). */
+export function writeFileAtomicSync(target: string, data: Uint8Array | string, mode = 0o644): void {
+  const tmp = tempPathFor(target);
+  try {
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    const fd = fs.openSync(tmp, 'w', mode);
+    try {
+      fs.writeFileSync(fd, data);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.chmodSync(tmp, mode);
+    fs.renameSync(tmp, target);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw errors.ioFailed(target, 'write', e);
+  }
+}
+
+/** Remove temp files a killed run left in `dir` (not recursive). Returns how many were removed. */
+export async function sweepTempFiles(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch {
+    return 0;
+  }
+  let n = 0;
+  for (const name of names) {
+    if (name.includes(TEMP_MARKER)) {
+      await fsp.rm(path.join(dir, name), { force: true });
+      n++;
+    }
+  }
+  return n;
+}

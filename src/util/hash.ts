@@ -1,0 +1,47 @@
+/**
+ * xxh64 (seed 0) over bytes, as FORMAT.md uses it everywhere. xxhash-wasm must be instantiated
+ * once (async); after `initHash()` every call is synchronous, so hot loops never await.
+ */
+import xxhash from 'xxhash-wasm';
+import type { XXHashAPI } from 'xxhash-wasm';
+
+let api: XXHashAPI | undefined;
+let pending: Promise<XXHashAPI> | undefined;
+
+/** Instantiate the wasm module. Safe to call many times; joins the first call. */
+export async function initHash(): Promise<void> {
+  if (api) return;
+  pending ??= xxhash();
+  api = await pending;
+}
+
+function ready(): XXHashAPI {
+  if (!api) throw new Error('initHash() must be awaited before hashing');
+  return api;
+}
+
+/** xxh64, seed 0, of the bytes. */
+export function xxh64(bytes: Uint8Array): bigint {
+  return ready().h64Raw(bytes, 0n);
+}
+
+/** Streaming xxh64 for data that arrives in pieces (pak entries, files read in chunks). */
+export function createXxh64(): { update(bytes: Uint8Array): void; digest(): bigint } {
+  const h = ready().create64(0n);
+  return {
+    update(bytes) {
+      h.update(bytes);
+    },
+    digest: () => h.digest(),
+  };
+}
+
+/** 16 lowercase hex digits, the way hashes appear in logs, manifests and cache keys. */
+export function hashHex(h: bigint): string {
+  return h.toString(16).padStart(16, '0');
+}
+
+/** xxh64 of a UTF-8 string, as hex: for cache keys built from settings. */
+export function hashString(s: string): string {
+  return hashHex(xxh64(Buffer.from(s, 'utf8')));
+}
