@@ -1,0 +1,230 @@
+/**
+ * Reading `.lasset` packages. Nothing read from the file is trusted before it is checked against
+ * the file size: counts are capped and multiplied by the smallest entry size before any array is
+ * made, and every offset is placed inside the region the layout allows.
+ *
+ * `readPackageTables` reads only the header and tables (the start of the file, up to
+ * objectDataOffset) with positional reads: that is all the registry ever needs.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { BinaryReader } from './BinaryReader.js';
+import { decodeProperties, readFName } from './properties.js';
+import { errors, asLuminaError } from '../errors.js';
+import {
+  EXPORT_ENTRY_MIN_SIZE,
+  IMPORT_ENTRY_SIZE,
+  MAX_TABLE_COUNT,
+  PACKAGE_HEADER_SIZE,
+  PACKAGE_TAG,
+  type DependencyType,
+  type ExportEntry,
+  type ImportEntry,
+  type LoadedPackage,
+  type PackageHeader,
+  type PackageTables,
+  type Property,
+  type Thumbnail,
+} from './packageTypes.js';
+
+/** Largest thumbnail accepted; anything bigger is not a thumbnail. */
+const MAX_THUMBNAIL_SIDE = 8192;
+
+/** Parse and check the 48-byte header. `fileSize` bounds every offset in it. */
+export function parseHeader(r: BinaryReader, fileSize: number): PackageHeader {
+  if (fileSize < PACKAGE_HEADER_SIZE || r.length < PACKAGE_HEADER_SIZE) {
+    throw errors.packageTruncated(r.file, 'header', 0, PACKAGE_HEADER_SIZE, Math.min(fileSize, r.length));
+  }
+  r.pos = 0;
+  const tag = r.u32('tag');
+  if (tag !== PACKAGE_TAG) {
+    r.fail('tag', `expected 0x9E2A83C1, found 0x${tag.toString(16).toUpperCase().padStart(8, '0')}: not a Lumina package`, 0);
+  }
+  const version = r.i32('version');
+  if (version !== 1 && version !== 2) throw errors.packageVersion(r.file, version);
+
+  const importTableOffset = r.i64('importTableOffset');
+  const importCount = checkCount(r, r.i32('importCount'), 'importCount', 16);
+  const exportTableOffset = r.i64('exportTableOffset');
+  const exportCount = checkCount(r, r.i32('exportCount'), 'exportCount', 28);
+  const objectDataOffset = r.i64('objectDataOffset');
+  const thumbnailDataOffset = r.i64('thumbnailDataOffset');
+
+  const importEnd = importTableOffset + importCount * IMPORT_ENTRY_SIZE;
+  checkOffset(r, 'importTableOffset', 8, importTableOffset, PACKAGE_HEADER_SIZE, fileSize);
+  if (importEnd > fileSize) {
+    throw errors.packageTruncated(r.file, 'import table', importTableOffset, importCount * IMPORT_ENTRY_SIZE, fileSize);
+  }
+  checkOffset(r, 'exportTableOffset', 20, exportTableOffset, importEnd, fileSize);
+  if (exportTableOffset + exportCount * EXPORT_ENTRY_MIN_SIZE > fileSize) {
+    throw errors.packageTruncated(r.file, 'export table', exportTableOffset, exportCount * EXPORT_ENTRY_MIN_SIZE, fileSize);
+  }
+  checkOffset(r, 'objectDataOffset', 32, objectDataOffset, exportTableOffset + exportCount * EXPORT_ENTRY_MIN_SIZE, fileSize);
+  if (thumbnailDataOffset !== 0) checkOffset(r, 'thumbnailDataOffset', 40, thumbnailDataOffset, objectDataOffset, fileSize - 8);
+  return { version, importTableOffset, importCount, exportTableOffset, exportCount, objectDataOffset, thumbnailDataOffset };
+}
+
+function checkCount(r: BinaryReader, n: number, field: string, at: number): number {
+  if (n < 0) r.fail(field, `negative count ${n}`, at);
+  if (n > MAX_TABLE_COUNT) r.fail(field, `${n} exceeds the limit of ${MAX_TABLE_COUNT}`, at);
+  return n;
+}
+
+function checkOffset(r: BinaryReader, field: string, at: number, value: number, min: number, max: number): void {
+  if (value < min || value > max) {
+    r.fail(field, `offset ${value} is outside the allowed range ${min}..${max} (file is ${r.fileSize} bytes)`, at);
+  }
+}
+
+/**
+ * Parse header, imports and exports from `bytes`, which holds the file from offset 0 at least up to
+ * objectDataOffset (or the whole file). `fileSize` is the real size of the file on disk.
+ */
+export function parsePackageTables(bytes: Uint8Array, file: string, fileSize: number = bytes.byteLength): PackageTables {
+  const r = new BinaryReader(bytes, file, 0, fileSize);
+  const header = parseHeader(r, fileSize);
+  if (bytes.byteLength < header.objectDataOffset) {
+    throw errors.packageTruncated(file, 'tables', 0, header.objectDataOffset, bytes.byteLength);
+  }
+  // The tables may not run into the object data.
+  const tables = new BinaryReader(bytes.subarray(0, header.objectDataOffset), file, 0, fileSize);
+
+  tables.pos = header.importTableOffset;
+  const imports: ImportEntry[] = new Array(header.importCount);
+  for (let i = 0; i < header.importCount; i++) {
+    const guid = tables.guid(`import[${i}].guid`);
+    const at = tables.pos;
+    const type = tables.u8(`import[${i}].type`);
+    if (type !== 0 && type !== 1) tables.fail(`import[${i}].type`, `dependency type ${type} is neither 0 (Hard) nor 1 (Soft)`, at);
+    imports[i] = { guid, type: type as DependencyType };
+  }
+
+  tables.pos = header.exportTableOffset;
+  const dataEnd = header.thumbnailDataOffset !== 0 ? header.thumbnailDataOffset : fileSize;
+  const dataSize = dataEnd - header.objectDataOffset;
+  const exports: ExportEntry[] = new Array(header.exportCount);
+  const names = new Set<string>();
+  for (let i = 0; i < header.exportCount; i++) {
+    const f = `export[${i}]`;
+    const objectGuid = tables.guid(`${f}.objectGuid`);
+    const nameAt = tables.pos;
+    const objectName = readFName(tables, `${f}.objectName`, header.version);
+    const className = readFName(tables, `${f}.className`, header.version);
+    const offAt = tables.pos;
+    const offset = tables.i64(`${f}.offset`);
+    const size = tables.i64(`${f}.size`);
+    const objectFlags = tables.u32(`${f}.objectFlags`);
+    const assetFlags = tables.u32(`${f}.assetFlags`);
+    if (offset < 0) tables.fail(`${f}.offset`, `negative offset ${offset}`, offAt);
+    if (size < 0) tables.fail(`${f}.size`, `negative size ${size}`, offAt + 8);
+    if (offset + size > dataSize) {
+      tables.fail(`${f}.size`, `export bytes ${offset}..${offset + size} run past the object data (${dataSize} bytes)`, offAt + 8);
+    }
+    if (objectName !== null) {
+      if (names.has(objectName)) tables.fail(`${f}.objectName`, `'${objectName}' is not unique within the package`, nameAt);
+      names.add(objectName);
+    }
+    exports[i] = { objectGuid, objectName, className, offset, size, objectFlags, assetFlags };
+  }
+
+  // Exports may be read alone, so their byte ranges must not overlap.
+  const order = exports.map((_, i) => i).filter((i) => exports[i].size > 0);
+  order.sort((a, b) => exports[a].offset - exports[b].offset);
+  for (let k = 1; k < order.length; k++) {
+    const prev = exports[order[k - 1]];
+    const cur = exports[order[k]];
+    if (prev.offset + prev.size > cur.offset) {
+      throw errors.packageInvalid(
+        file,
+        `export[${order[k]}].offset`,
+        header.objectDataOffset + cur.offset,
+        `export bytes overlap export[${order[k - 1]}] (${prev.offset}..${prev.offset + prev.size})`,
+      );
+    }
+  }
+  return { file, fileSize, header, imports, exports };
+}
+
+/** Parse a whole package held in memory: tables, every export's bytes and the thumbnail. */
+export function parsePackage(bytes: Uint8Array, file: string): LoadedPackage {
+  const tables = parsePackageTables(bytes, file, bytes.byteLength);
+  const { objectDataOffset, thumbnailDataOffset } = tables.header;
+  const exportData = tables.exports.map((e) => bytes.subarray(objectDataOffset + e.offset, objectDataOffset + e.offset + e.size));
+  let thumbnail: Thumbnail | null = null;
+  if (thumbnailDataOffset !== 0) {
+    const r = new BinaryReader(bytes, file, 0, bytes.byteLength, thumbnailDataOffset);
+    const width = r.u32('thumbnail.width');
+    const height = r.u32('thumbnail.height');
+    if (width > MAX_THUMBNAIL_SIDE || height > MAX_THUMBNAIL_SIDE) {
+      r.fail('thumbnail.width', `${width}x${height} exceeds ${MAX_THUMBNAIL_SIDE}x${MAX_THUMBNAIL_SIDE}`, thumbnailDataOffset);
+    }
+    const need = width * height * 4;
+    if (need !== r.remaining) {
+      if (need > r.remaining) throw errors.packageTruncated(file, 'thumbnail.data', r.offset, need, bytes.byteLength);
+      r.fail('thumbnail.data', `${r.remaining - need} bytes follow the ${width}x${height} thumbnail`, r.pos + need);
+    }
+    thumbnail = { width, height, data: r.bytesView(need, 'thumbnail.data') };
+  }
+  return { ...tables, exportData, thumbnail };
+}
+
+/** Read a whole package file. */
+export async function readPackageFile(file: string): Promise<LoadedPackage> {
+  let bytes: Buffer;
+  try {
+    bytes = await fsp.readFile(file);
+  } catch (e) {
+    throw asLuminaError(e, file, 'read');
+  }
+  return parsePackage(bytes, file);
+}
+
+/**
+ * Read only the header and tables of a package on disk: two positional reads, never the object
+ * data. `fileSize` may be passed when the caller already has it from stat.
+ */
+export async function readPackageTables(file: string, fileSize?: number): Promise<PackageTables> {
+  let fh: fsp.FileHandle | undefined;
+  try {
+    fh = await fsp.open(file, 'r');
+    const size = fileSize ?? (await fh.stat()).size;
+    const head = Buffer.alloc(Math.min(PACKAGE_HEADER_SIZE, size));
+    await readFully(fh, head, 0);
+    const header = parseHeader(new BinaryReader(head, file, 0, size), size);
+    const prefix = Buffer.alloc(header.objectDataOffset);
+    head.copy(prefix, 0, 0, Math.min(head.byteLength, prefix.byteLength));
+    if (prefix.byteLength > head.byteLength) await readFully(fh, prefix.subarray(head.byteLength), head.byteLength);
+    return parsePackageTables(prefix, file, size);
+  } catch (e) {
+    throw asLuminaError(e, file, 'read');
+  } finally {
+    await fh?.close();
+  }
+}
+
+async function readFully(fh: fsp.FileHandle, into: Uint8Array, position: number): Promise<void> {
+  let done = 0;
+  while (done < into.byteLength) {
+    const { bytesRead } = await fh.read(into, done, into.byteLength - done, position + done);
+    if (bytesRead === 0) throw new Error('unexpected end of file');
+    done += bytesRead;
+  }
+}
+
+/** Decode export `index`'s property stream, checking references against the package's tables. */
+export function decodeExport(pkg: LoadedPackage, index: number): Property[] {
+  const e = pkg.exports[index];
+  const r = new BinaryReader(pkg.exportData[index], pkg.file, pkg.header.objectDataOffset + e.offset, pkg.fileSize);
+  return decodeProperties(r, {
+    version: pkg.header.version,
+    importCount: pkg.imports.length,
+    exportCount: pkg.exports.length,
+    imports: pkg.imports,
+  });
+}
+
+/** The export that is the package's asset: its objectName equals the file's stem. -1 if none. */
+export function findAssetExport(tables: Pick<PackageTables, 'exports' | 'file'>): number {
+  const stem = path.basename(tables.file).replace(/\.lasset$/i, '');
+  return tables.exports.findIndex((e) => e.objectName === stem);
+}
