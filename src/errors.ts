@@ -28,6 +28,8 @@ export type ErrorCode =
   | 'PACKAGE_INVALID'
   | 'PACKAGE_TRUNCATED'
   | 'PACKAGE_VERSION'
+  | 'PAK_ENTRY_CORRUPT'
+  | 'PAK_ENTRY_NOT_FOUND'
   | 'PAK_INVALID'
   | 'PAK_PATH_INVALID'
   | 'PATCH_BASE_INVALID'
@@ -140,6 +142,9 @@ export const errors = {
       version > 2 ? `version ${version} was written by a newer engine (this reads 1 and 2)` : `version ${version} is not a package version`,
       { file, field: 'version', offset },
     ),
+  pakEntryCorrupt: (file: string, entry: string, why: string, offset?: number) =>
+    make('PAK_ENTRY_CORRUPT', `entry "${entry}" ${why}`, { file, field: 'path', offset }),
+  pakEntryNotFound: (file: string, entry: string) => make('PAK_ENTRY_NOT_FOUND', `no entry "${entry}"`, { file, field: 'path' }),
   pakInvalid: (file: string, field: string, why: string, offset?: number) =>
     make('PAK_INVALID', `${field}: ${why}`, { file, field, offset }),
   pakPathInvalid: (file: string, entry: string, why: string) =>
