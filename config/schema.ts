@@ -1,0 +1,76 @@
+/**
+ * The shape of lumina-cook.json, checked key by key so an error names the exact key
+ * (`cook.soft`, `plugins[1].cookRoots[0]`). Unknown keys are collected as warnings, not errors,
+ * so a newer config still loads in an older tool.
+ */
+export type Check = (value: unknown, key: string) => string | null;
+
+export type Shape = { [key: string]: Check | Shape };
+
+export const isString: Check = (v) => (typeof v === 'string' && v.length > 0 ? null : 'must be a non-empty string');
+export const isStringOrNull: Check = (v) => (v === null || (typeof v === 'string' && v.length > 0) ? null : 'must be a non-empty string or null');
+export const isBoolean: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
+export const oneOf =
+  (...options: string[]): Check =>
+  (v) =>
+    typeof v === 'string' && options.includes(v) ? null : `must be one of ${options.map((o) => `"${o}"`).join(', ')}`;
+export const intRange =
+  (min: number, max: number): Check =>
+  (v) =>
+    Number.isInteger(v) && (v as number) >= min && (v as number) <= max ? null : `must be a whole number from ${min} to ${max}`;
+
+/** A virtual package path: `/Mount/Folder/Name`, optionally `.Object`. */
+export const isVirtualPath: Check = (v) =>
+  typeof v === 'string' && /^\/[A-Za-z0-9_]+(\/[A-Za-z0-9_ .-]+)+$/.test(v) && !v.split('/').some((s) => s === '..' || s === '.')
+    ? null
+    : 'must be a virtual path like "/Game/Maps/Main"';
+
+export const arrayOf =
+  (item: Check): Check =>
+  (v, key) => {
+    if (!Array.isArray(v)) return 'must be an array';
+    for (let i = 0; i < v.length; i++) {
+      const why = item(v[i], `${key}[${i}]`);
+      if (why) return `[${i}] ${why}`;
+    }
+    return null;
+  };
+
+export const PLUGIN_SHAPE: Shape = {
+  name: (v) => (typeof v === 'string' && /^[A-Za-z][A-Za-z0-9_]*$/.test(v) ? null : 'must be a plugin name of letters, digits and _'),
+  path: isString,
+  enabled: isBoolean,
+  chunk: (v) => (typeof v === 'string' && /^[A-Za-z0-9_-]+$/.test(v) ? null : 'must be a chunk name of letters, digits, _ and -'),
+  cookRoots: arrayOf(isVirtualPath),
+};
+
+export const CONFIG_SHAPE: Shape = {
+  $schema: isString,
+  name: isString,
+  contentDir: isString,
+  engineContentDir: isStringOrNull,
+  savedDir: isString,
+  intermediatesDir: isString,
+  cookRoots: arrayOf(isVirtualPath),
+  GameStartupMap: (v, k) => (v === null ? null : isVirtualPath(v, k)),
+  plugins: (v) => (Array.isArray(v) ? null : 'must be an array of plugins'),
+  cook: {
+    soft: oneOf('include', 'exclude'),
+    editorOnlyClassPrefixes: arrayOf(isString),
+    onCookFailure: oneOf('fail', 'verbatim'),
+    compressionLevel: intRange(0, 9),
+    concurrency: intRange(0, 256),
+  },
+  textures: {
+    encoder: oneOf('basis', 'rgba8'),
+    maxSize: intRange(1, 16384),
+  },
+  paks: {
+    mountPoint: (v) => (typeof v === 'string' && v.startsWith('/') ? null : 'must start with "/"'),
+    priority: intRange(-1_000_000, 1_000_000),
+  },
+  watch: {
+    debounceMs: intRange(0, 10_000),
+    port: intRange(0, 65_535),
+  },
+};

@@ -1,0 +1,37 @@
+/**
+ * Progress as typed events. The TTY progress bar, the JSON log and the daemon's SSE stream all
+ * consume the same events, so they can never disagree about what happened.
+ */
+import type { LuminaLog } from '../errors.js';
+
+export type ProgressEvent =
+  | { type: 'START'; phase: 'scan' | 'cook' | 'pak' | 'patch'; total?: number }
+  | { type: 'SCAN_END'; assets: number; read: number; cached: number; removed: number; ms: number }
+  | { type: 'COOK_START'; asset: string; file: string }
+  | { type: 'COOK_END'; asset: string; file: string; cached: boolean; bytesIn: number; bytesOut: number }
+  | { type: 'PAK_WRITTEN'; file: string; chunk: string; entries: number; bytes: number }
+  | { type: 'WARNING'; log: LuminaLog }
+  | { type: 'ERROR'; log: LuminaLog }
+  | { type: 'END'; phase: 'scan' | 'cook' | 'pak' | 'patch'; ms: number; ok: boolean };
+
+export type ProgressListener = (event: ProgressEvent) => void;
+
+/** A minimal typed emitter; listeners that throw are isolated from the work that emits. */
+export class ProgressBus {
+  private listeners = new Set<ProgressListener>();
+
+  on(listener: ProgressListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event: ProgressEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch {
+        // A broken consumer (a closed SSE socket, say) must never fail a cook.
+      }
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Structured logs with pino: pretty lines on a TTY, one JSON object a line with `--json` or in CI.
+ * Fields are `{ file, asset, code }`, never pre-formatted strings, so the JSON stays queryable.
+ */
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export type { Logger } from 'pino';
+
+export interface LoggerOptions {
+  json?: boolean;
+  level?: pino.LevelWithSilent;
+  /** Where lines go; stderr by default so stdout stays for command output. */
+  destination?: NodeJS.WritableStream;
+}
+
+/** True when output should be machine-readable: `--json`, CI, or not a terminal. */
+export function wantsJson(json?: boolean): boolean {
+  if (json !== undefined) return json;
+  return Boolean(process.env.CI) || !process.stderr.isTTY;
+}
+
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  const level = opts.level ?? (process.env.LUMINA_LOG_LEVEL as pino.LevelWithSilent | undefined) ?? 'info';
+  const dest = opts.destination ?? process.stderr;
+  if (wantsJson(opts.json)) {
+    return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, dest as pino.DestinationStream);
+  }
+  const stream = pretty({
+    destination: dest as NodeJS.WritableStream & { fd?: number },
+    colorize: (dest as { isTTY?: boolean }).isTTY ?? false,
+    ignore: 'pid,hostname',
+    translateTime: 'HH:MM:ss.l',
+    sync: true,
+  });
+  return pino({ level, base: undefined }, stream);
+}
+
+/** A logger that drops everything: for library callers that pass none. */
+export const silentLogger: Logger = pino({ level: 'silent' });
+
+/**
+ * Debug output behind a namespace that costs nothing when off: `debug?.('msg', fields)`.
+ * Enabled with LUMINA_DEBUG=registry,cook (or `*`).
+ */
+export function createDebugger(namespace: string, log: Logger = silentLogger): ((msg: string, fields?: object) => void) | undefined {
+  const spec = process.env.LUMINA_DEBUG;
+  if (!spec) return undefined;
+  const on = spec.split(',').some((s) => s.trim() === '*' || s.trim() === namespace);
+  if (!on) return undefined;
+  const child = log.child({ ns: namespace });
+  return (msg, fields) => child.debug(fields ?? {}, msg);
+}
