@@ -1,0 +1,93 @@
+/**
+ * Source image → RGBA8. Every texture goes through this one normalization so the mip generator
+ * and the encoders see a single pixel layout whatever the artist saved.
+ *
+ * Decoders: sharp (libvips + libpng / mozjpeg, prebuilt in the npm package) for PNG and JPEG,
+ * @lunapaint/tga-codec for TGA, which libvips does not read.
+ *
+ * Normalization rules (what the tests assert against the PngSuite reference pixels):
+ * - 16-bit channels keep their high byte (v >> 8), which is what libvips does; round(v / 257)
+ *   would differ by at most 1 on some values.
+ * - Grey expands to R = G = B; a missing alpha channel becomes 255.
+ * - Palette images are expanded; tRNS (palette, grey or RGB key colour) becomes alpha.
+ * - gAMA, cHRM and EXIF orientation are ignored: a texture's bytes are the stored bytes, top row
+ *   first, as the engine samples them.
+ */
+import sharp from 'sharp';
+import { decodeTga } from '@lunapaint/tga-codec';
+import { errors, isLuminaError } from '../../src/errors.js';
+import { MAX_TEXTURE_DIMENSION, readImageHeader } from './imageHeader.js';
+import type { ImageSource } from './imageHeader.js';
+
+export type { ImageSource } from './imageHeader.js';
+
+export interface DecodedImage {
+  width: number;
+  height: number;
+  /** RGBA8, top row first, exactly width * height * 4 bytes. */
+  data: Uint8Array;
+  source: ImageSource;
+}
+
+/**
+ * Decode a PNG, JPEG or TGA file held in memory into RGBA8.
+ * `file` names the asset in every error. Throws IMAGE_INVALID for an unknown format, a size of
+ * zero or above 16384 on a side (checked from the header before decoding), and for a corrupt or
+ * truncated image; TEXTURE_INVALID if a decoder returns anything but width * height * 4 bytes.
+ */
+export async function decodeImage(bytes: Uint8Array, file: string): Promise<DecodedImage> {
+  const header = readImageHeader(bytes, file);
+  let decoded: { width: number; height: number; data: Uint8Array };
+  try {
+    decoded = header.source === 'tga' ? await decodeTgaRgba(bytes) : await decodeWithSharp(bytes);
+  } catch (e) {
+    if (isLuminaError(e)) throw e;
+    throw errors.imageInvalid(file, `${header.source.toUpperCase()} is corrupt: ${firstLine(e)}`, e);
+  }
+  checkRgba8(decoded.data, header.width, header.height, file);
+  if (decoded.width !== header.width || decoded.height !== header.height) {
+    throw errors.textureInvalid(
+      file,
+      `decoder returned ${decoded.width}x${decoded.height} pixels but the ${header.source.toUpperCase()} header says ${header.width}x${header.height}`,
+    );
+  }
+  return { width: header.width, height: header.height, data: decoded.data, source: header.source };
+}
+
+/**
+ * Fail loudly when an RGBA8 buffer is not exactly width * height * 4 bytes: compressing a
+ * short or long buffer would produce a texture that reads past its data or shows garbage.
+ */
+export function checkRgba8(data: Uint8Array, width: number, height: number, file: string): void {
+  const expected = width * height * 4;
+  if (data.byteLength !== expected) {
+    throw errors.textureInvalid(file, `RGBA8 data holds ${data.byteLength} bytes; ${width}x${height} needs ${expected}`);
+  }
+}
+
+async function decodeWithSharp(bytes: Uint8Array): Promise<{ width: number; height: number; data: Uint8Array }> {
+  // failOn 'error' (not 'warning') so benign libpng warnings such as a known-incorrect sRGB
+  // iCCP profile do not reject real-world files; truncation is caught by the header walk.
+  const { data, info } = await sharp(bytes, {
+    failOn: 'error',
+    limitInputPixels: MAX_TEXTURE_DIMENSION * MAX_TEXTURE_DIMENSION,
+  })
+    .toColourspace('srgb')
+    .ensureAlpha(1)
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 4) throw new Error(`decoder produced ${info.channels} channels instead of 4`);
+  return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+}
+
+async function decodeTgaRgba(bytes: Uint8Array): Promise<{ width: number; height: number; data: Uint8Array }> {
+  // Some writers declare 0 attribute bits yet store 32-bit pixels with alpha 0; the codec's
+  // ambiguous-alpha detection makes such an all-transparent image opaque instead.
+  const { image } = await decodeTga(bytes, { detectAmbiguousAlphaChannel: true });
+  return { width: image.width, height: image.height, data: image.data };
+}
+
+function firstLine(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  return text.split('\n')[0].replace(/:\s*$/, '').trim() || 'decoder failed';
+}
