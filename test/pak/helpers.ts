@@ -1,0 +1,60 @@
+/** Shared fixtures for the pak tests: temp folders and deterministic data. */
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+export async function tempDir(prefix = 'lumina-pak-'): Promise<string> {
+  return fsp.mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+/** Deterministic bytes: text-like runs (compressible) mixed with noise, from a seed. */
+export function mixedBytes(n: number, seed = 1): Uint8Array {
+  const out = new Uint8Array(n);
+  let s = seed >>> 0 || 1;
+  const next = (): number => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s;
+  };
+  const words = ['Material', '/Game/Maps/', 'vertex ', '0.5000 ', 'Texture2D', 'SourceData'];
+  let i = 0;
+  while (i < n) {
+    const r = next();
+    if (r % 3 === 0) {
+      const len = Math.min(n - i, 8 + (r >>> 8) % 56);
+      for (let k = 0; k < len; k++) out[i++] = next() & 0xff;
+    } else {
+      const w = words[(r >>> 4) % words.length];
+      for (let k = 0; k < w.length && i < n; k++) out[i++] = w.charCodeAt(k);
+    }
+  }
+  return out;
+}
+
+/** Incompressible bytes from a seed. */
+export function noiseBytes(n: number, seed = 7): Uint8Array {
+  const out = new Uint8Array(n);
+  let s = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    out[i] = s & 0xff;
+  }
+  return out;
+}
+
+/** Run `f` and return the LuminaError-like object it throws (fails the test if it does not). */
+export async function caught(f: () => unknown): Promise<{ code: string; message: string; field?: string; offset?: number; file?: string }> {
+  try {
+    await f();
+  } catch (e) {
+    return e as { code: string; message: string };
+  }
+  throw new Error('expected a throw');
+}
