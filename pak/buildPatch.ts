@@ -1,0 +1,112 @@
+/**
+ * Patch paks: given a base release (its manifest only, no old content) and the new full content,
+ * write a pak with just the added and changed entries plus tombstones for paths the new content
+ * no longer has. It mounts above the base (max base priority + 1), is flagged 0x1, and records the
+ * base TOC hash, so base + patch serves exactly the new content.
+ */
+import fsp from 'node:fs/promises';
+import { errors } from '../src/errors.js';
+import { createXxh64, hashHex, initHash, xxh64 } from '../src/util/hash.js';
+import { readCookedHeader } from '../src/format/cookedPackage.js';
+import { comparePathBytes, entryPathUnder, mountedPath, validateMountPoint } from './pakFormat.js';
+import { baseTocHash, resolveRelease, type ReleaseManifest } from './releaseManifest.js';
+import { sortSources, writePak, type PakSource, type WritePakOptions } from './writePak.js';
+
+export interface PatchSummary {
+  file: string;
+  /** Full virtual paths, sorted by bytes. */
+  added: string[];
+  changed: string[];
+  removed: string[];
+  unchanged: number;
+  priority: number;
+  baseTocHash: bigint;
+  tocHash: bigint;
+}
+
+export interface BuildPatchOptions extends Pick<WritePakOptions, 'level' | 'engine' | 'onEntry'> {
+  base: ReleaseManifest;
+  /** The NEW full content; paths relative to `mountPoint`. Tombstone sources count as absent. */
+  entries: readonly PakSource[];
+  out: string;
+  /** Default "/". */
+  mountPoint?: string;
+}
+
+/** (rawSize, xxh64) of a source's raw bytes: a cooked file's header carries both, others are hashed. */
+export async function sourceIdentity(s: Exclude<PakSource, { kind: 'tombstone' }>): Promise<{ rawSize: number; xxh64: bigint }> {
+  await initHash();
+  if (s.kind === 'bytes') return { rawSize: s.data.byteLength, xxh64: xxh64(s.data) };
+  if (s.kind === 'cooked') {
+    const h = await readCookedHeader(s.file);
+    return { rawSize: h.rawSize, xxh64: h.xxh64 };
+  }
+  let fh: fsp.FileHandle;
+  try {
+    fh = await fsp.open(s.file, 'r');
+  } catch (e) {
+    throw errors.ioFailed(s.file, 'open', e);
+  }
+  try {
+    const h = createXxh64();
+    const buf = new Uint8Array(4 << 20);
+    let rawSize = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.byteLength, rawSize);
+      if (bytesRead === 0) break;
+      h.update(buf.subarray(0, bytesRead));
+      rawSize += bytesRead;
+    }
+    return { rawSize, xxh64: h.digest() };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Build the patch pak at `opts.out` (atomically) and say what it holds. */
+export async function buildPatchPak(opts: BuildPatchOptions): Promise<PatchSummary> {
+  const mountPoint = opts.mountPoint ?? '/';
+  validateMountPoint(mountPoint, opts.out);
+  const base = resolveRelease(opts.base);
+  const live = sortSources(
+    opts.entries.filter((s) => s.kind !== 'tombstone'),
+    opts.out,
+  ) as Exclude<PakSource, { kind: 'tombstone' }>[];
+  const added: string[] = [];
+  const changed: string[] = [];
+  const write: PakSource[] = [];
+  const seen = new Set<string>();
+  let unchanged = 0;
+  for (const s of live) {
+    const full = mountedPath(mountPoint, s.path);
+    seen.add(full);
+    const now = await sourceIdentity(s);
+    const was = base.get(full);
+    if (was === undefined) added.push(full);
+    else if (was.rawSize !== now.rawSize || was.xxh64 !== hashHex(now.xxh64)) changed.push(full);
+    else {
+      unchanged++;
+      continue;
+    }
+    write.push(s);
+  }
+  const removed = [...base.keys()].filter((p) => !seen.has(p)).sort(comparePathBytes);
+  for (const full of removed) {
+    const rel = entryPathUnder(mountPoint, full);
+    if (rel === undefined) {
+      throw errors.usage(`"${full}" was removed but lies outside the patch mount point "${mountPoint}"`, 'build the patch with mount point "/"');
+    }
+    write.push({ path: rel, kind: 'tombstone' });
+  }
+  const priority = Math.max(...opts.base.paks.map((p) => p.priority)) + 1;
+  const baseHash = await baseTocHash(opts.base);
+  const result = await writePak(opts.out, write, {
+    mountPoint,
+    priority,
+    patch: { baseTocHash: baseHash },
+    level: opts.level,
+    engine: opts.engine,
+    onEntry: opts.onEntry,
+  });
+  return { file: opts.out, added, changed, removed, unchanged, priority, baseTocHash: baseHash, tocHash: result.tocHash };
+}

@@ -1,0 +1,49 @@
+/**
+ * Pak sources from a folder laid out by virtual path (the cook output `Saved/Cooked/<virtual path>`):
+ * a file that starts with the LCKD magic is copied in as a cooked package, any other file is
+ * compressed. Sniffing the magic rather than the extension keeps non-package files (the registry,
+ * text assets) correct whatever they are named.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { errors } from '../src/errors.js';
+import { TEMP_MARKER } from '../src/util/atomicWrite.js';
+import { COOKED_MAGIC } from '../src/format/cookedPackage.js';
+import { comparePathBytes, validateVirtualPath } from './pakFormat.js';
+import type { PakSource } from './writePak.js';
+
+async function startsWithLckd(file: string): Promise<boolean> {
+  const fh = await fsp.open(file, 'r');
+  try {
+    const b = Buffer.alloc(4);
+    const { bytesRead } = await fh.read(b, 0, 4, 0);
+    return bytesRead === 4 && b.readUInt32LE(0) === COOKED_MAGIC;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Every regular file under `dir` as a source whose path is its place under `dir` ("/Game/A.lasset"). */
+export async function collectSources(dir: string): Promise<PakSource[]> {
+  const out: PakSource[] = [];
+  const walk = async (d: string, prefix: string): Promise<void> => {
+    let names;
+    try {
+      names = await fsp.readdir(d, { withFileTypes: true });
+    } catch (e) {
+      throw errors.ioFailed(d, 'readdir', e);
+    }
+    for (const n of names) {
+      if (n.name.includes(TEMP_MARKER)) continue;
+      const file = path.join(d, n.name);
+      const p = `${prefix}/${n.name}`;
+      if (n.isDirectory()) await walk(file, p);
+      else if (n.isFile()) {
+        validateVirtualPath(p, file);
+        out.push({ path: p, kind: (await startsWithLckd(file)) ? 'cooked' : 'file', file });
+      }
+    }
+  };
+  await walk(path.resolve(dir), '');
+  return out.sort((a, b) => comparePathBytes(a.path, b.path));
+}

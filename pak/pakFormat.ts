@@ -1,0 +1,258 @@
+/**
+ * The pak byte layout of FORMAT.md "Pak": header, table of contents (TOC) and footer, plus the
+ * rules shared by the writer, the reader and the mounter (virtual paths, path byte order, mount
+ * points, priority order).
+ *
+ * Per-entry tail by method (FORMAT.md leaves the tombstone's fields open, so this fixes them):
+ * - 0 stored: u32 blockSize (65,536); storedSize == rawSize; the bytes are the raw bytes.
+ * - 1 DEFLATE: u32 blockSize, u32 blockCount == ceil(rawSize / 65,536), u32 per block.
+ * - 2 tombstone: offset 0, storedSize 0, rawSize 0, xxh64 0, u32 blockSize 65,536.
+ */
+import { errors, isLuminaError } from '../src/errors.js';
+import { BinaryReader } from '../src/format/BinaryReader.js';
+import { BinaryWriter } from '../src/format/BinaryWriter.js';
+import { BLOCK_SIZE, blockCountFor } from '../src/format/deflateBlocks.js';
+
+export const PAK_MAGIC = 0x4b41504c; // 'LPAK'
+export const PAK_VERSION = 1;
+export const PAK_HEADER_SIZE = 32;
+export const PAK_FOOTER_SIZE = 16;
+export const PAK_FLAG_PATCH = 0x1;
+export const METHOD_TOMBSTONE = 2;
+/** Smallest possible TOC entry: FString of "/x" (6) + 4 u64 (32) + method (1) + blockSize (4). */
+const MIN_ENTRY_BYTES = 43;
+
+export type PakMethod = 0 | 1 | 2;
+
+export interface PakEntry {
+  /** Path inside the pak, as stored (relative to the mount point). */
+  path: string;
+  offset: number;
+  storedSize: number;
+  rawSize: number;
+  xxh64: bigint;
+  method: PakMethod;
+  blockSize: number;
+  /** Stored size of each block; only for method 1, empty otherwise. */
+  blockSizes: number[];
+}
+
+export interface PakToc {
+  mountPoint: string;
+  priority: number;
+  /** For a patch pak, the base release's TOC hash (see `baseTocHash` in releaseManifest.ts); else 0. */
+  baseTocHash: bigint;
+  entries: PakEntry[];
+}
+
+export interface PakHeader {
+  entryCount: number;
+  flags: number;
+  tocOffset: number;
+  tocSize: number;
+}
+
+const encoder = new TextEncoder();
+
+/** Order two paths by their UTF-8 bytes, the order FORMAT.md sorts the TOC in. JS string order
+ * compares UTF-16 code units, which differs for characters outside the BMP. */
+export function comparePathBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** Why `p` is not a valid virtual path, or undefined when it is. */
+export function virtualPathProblem(p: string): string | undefined {
+  if (!p.startsWith('/')) return 'does not start with "/"';
+  if (p.includes('\\')) return 'contains a backslash';
+  if (p.includes('\0')) return 'contains a NUL character';
+  if (encoder.encode(p).byteLength > 65_535) return 'is longer than 65,535 bytes';
+  const segments = p.slice(1).split('/');
+  for (const s of segments) {
+    if (s === '') return 'has an empty segment';
+    if (s === '..') return 'has a ".." segment';
+    if (s === '.') return 'has a "." segment';
+  }
+  return undefined;
+}
+
+/** Throw PAK_PATH_INVALID unless `p` is a valid virtual path. `file` is the pak (or source) it is for. */
+export function validateVirtualPath(p: string, file: string): void {
+  const why = virtualPathProblem(p);
+  if (why !== undefined) throw errors.pakPathInvalid(file, p, why);
+}
+
+/** A mount point is "/" or a valid virtual path ending in "/", e.g. "/Game/". */
+export function validateMountPoint(mp: string, file: string): void {
+  if (mp === '/') return;
+  const why = mp.endsWith('/') ? virtualPathProblem(mp.slice(0, -1)) : 'does not end with "/"';
+  if (why !== undefined) throw errors.pakPathInvalid(file, mp, `is not a valid mount point: ${why}`);
+}
+
+/** The full virtual path of an entry: mount point "/Game/" + entry "/Maps/A.lasset" = "/Game/Maps/A.lasset". */
+export function mountedPath(mountPoint: string, entryPath: string): string {
+  return mountPoint === '/' ? entryPath : mountPoint.slice(0, -1) + entryPath;
+}
+
+/** The entry path for a full virtual path under `mountPoint`, or undefined when it is outside it. */
+export function entryPathUnder(mountPoint: string, fullPath: string): string | undefined {
+  if (mountPoint === '/') return fullPath;
+  return fullPath.startsWith(mountPoint) ? fullPath.slice(mountPoint.length - 1) : undefined;
+}
+
+/**
+ * Indices of `items` from the winner down: higher priority first; among equal priorities the one
+ * listed later wins, the way a later mount overrides an earlier one.
+ */
+export function priorityOrder(items: readonly { priority: number }[]): number[] {
+  return items.map((_, i) => i).sort((a, b) => items[b].priority - items[a].priority || b - a);
+}
+
+export function encodeHeader(h: PakHeader): Uint8Array {
+  return new BinaryWriter(PAK_HEADER_SIZE).u32(PAK_MAGIC).u32(PAK_VERSION).u32(h.entryCount).u32(h.flags).u64(h.tocOffset).u64(h.tocSize).finish().slice();
+}
+
+export function encodeFooter(tocHash: bigint): Uint8Array {
+  return new BinaryWriter(PAK_FOOTER_SIZE).u64(tocHash).u32(PAK_MAGIC).u32(0).finish().slice();
+}
+
+export function encodeToc(toc: PakToc): Uint8Array {
+  const w = new BinaryWriter(64 + toc.entries.length * 64);
+  w.fstring(toc.mountPoint).i32(toc.priority).u64(toc.baseTocHash);
+  for (const e of toc.entries) {
+    w.fstring(e.path).u64(e.offset).u64(e.storedSize).u64(e.rawSize).u64(e.xxh64).u8(e.method).u32(e.blockSize);
+    if (e.method === 1) {
+      w.u32(e.blockSizes.length);
+      for (const s of e.blockSizes) w.u32(s);
+    }
+  }
+  return w.finish().slice();
+}
+
+/** BinaryReader names fields but speaks PACKAGE_*; a pak reports PAK_INVALID with the same location. */
+function asPakError(e: unknown, file: string): unknown {
+  if (isLuminaError(e) && (e.code === 'PACKAGE_TRUNCATED' || e.code === 'PACKAGE_INVALID')) {
+    const field = e.field ?? 'toc';
+    const why = e.message.startsWith(`${field}: `) ? e.message.slice(field.length + 2) : e.message;
+    return errors.pakInvalid(file, field, why, e.offset);
+  }
+  return e;
+}
+
+/** Parse and validate the 32-byte header against the file size. */
+export function parseHeader(bytes: Uint8Array, file: string, fileSize: number): PakHeader {
+  if (fileSize < PAK_HEADER_SIZE + PAK_FOOTER_SIZE) {
+    throw errors.pakInvalid(file, 'header', `file of ${fileSize} bytes is shorter than a header and footer (${PAK_HEADER_SIZE + PAK_FOOTER_SIZE})`, 0);
+  }
+  try {
+    const r = new BinaryReader(bytes, file, 0, fileSize);
+    const magic = r.u32('magic');
+    if (magic !== PAK_MAGIC) throw errors.pakInvalid(file, 'magic', `0x${magic.toString(16).padStart(8, '0')} is not LPAK`, 0);
+    const version = r.u32('version');
+    if (version !== PAK_VERSION) throw errors.pakInvalid(file, 'version', `version ${version} is not supported (this reads 1)`, 4);
+    const entryCount = r.u32('entryCount');
+    const flags = r.u32('flags');
+    if ((flags & ~PAK_FLAG_PATCH) !== 0) throw errors.pakInvalid(file, 'flags', `unknown flag bits 0x${flags.toString(16)}`, 12);
+    const tocOffset = r.u64num('tocOffset');
+    const tocSize = r.u64num('tocSize');
+    if (tocOffset < PAK_HEADER_SIZE) throw errors.pakInvalid(file, 'tocOffset', `${tocOffset} points into the header`, 16);
+    if (tocOffset + tocSize + PAK_FOOTER_SIZE !== fileSize) {
+      throw errors.pakInvalid(file, 'tocOffset', `TOC at ${tocOffset} of ${tocSize} bytes plus the footer does not end at the file size ${fileSize}`, 16);
+    }
+    if (entryCount > tocSize / MIN_ENTRY_BYTES) {
+      throw errors.pakInvalid(file, 'entryCount', `${entryCount} entries cannot fit in a TOC of ${tocSize} bytes`, 8);
+    }
+    return { entryCount, flags, tocOffset, tocSize };
+  } catch (e) {
+    throw asPakError(e, file);
+  }
+}
+
+/** Parse and validate the footer; returns the TOC hash it records. */
+export function parseFooter(bytes: Uint8Array, file: string, at: number): bigint {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const magic = v.getUint32(8, true);
+  if (magic !== PAK_MAGIC) throw errors.pakInvalid(file, 'footer.magic', `0x${magic.toString(16).padStart(8, '0')} is not LPAK`, at + 8);
+  const zero = v.getUint32(12, true);
+  if (zero !== 0) throw errors.pakInvalid(file, 'footer.reserved', `${zero} is not 0`, at + 12);
+  return v.getBigUint64(0, true);
+}
+
+/**
+ * Parse the TOC bytes (already hash-checked) and validate every entry against the data region
+ * [32, tocOffset): paths valid and strictly ascending by bytes, sizes consistent with the method,
+ * block sizes adding up to storedSize.
+ */
+export function parseToc(bytes: Uint8Array, file: string, header: PakHeader, fileSize: number): PakToc {
+  try {
+    const r = new BinaryReader(bytes, file, header.tocOffset, fileSize);
+    const mountAt = r.offset;
+    const mountPoint = r.fstring('mountPoint');
+    try {
+      validateMountPoint(mountPoint, file);
+    } catch {
+      throw errors.pakInvalid(file, 'mountPoint', `"${mountPoint}" is not "/" or a virtual path ending in "/"`, mountAt);
+    }
+    const priority = r.i32('priority');
+    const baseTocHash = r.u64('baseTocHash');
+    if ((header.flags & PAK_FLAG_PATCH) === 0 && baseTocHash !== 0n) {
+      throw errors.pakInvalid(file, 'baseTocHash', 'is set but the pak is not flagged as a patch', r.offset - 8);
+    }
+    const entries: PakEntry[] = [];
+    let prev: Buffer | undefined;
+    for (let i = 0; i < header.entryCount; i++) {
+      const at = r.offset;
+      const f = (name: string) => `entries[${i}].${name}`;
+      const p = r.fstring(f('path'));
+      validateVirtualPath(p, file);
+      const pb = Buffer.from(p, 'utf8');
+      if (prev !== undefined && Buffer.compare(prev, pb) >= 0) {
+        throw errors.pakInvalid(file, f('path'), `"${p}" is not after the previous entry in byte order (duplicate or unsorted)`, at);
+      }
+      prev = pb;
+      const offAt = r.offset;
+      const offset = r.u64num(f('offset'));
+      const storedSize = r.u64num(f('storedSize'));
+      const rawSize = r.u64num(f('rawSize'));
+      const xxh64 = r.u64(f('xxh64'));
+      const methodAt = r.offset;
+      const method = r.u8(f('method'));
+      const blockSize = r.u32(f('blockSize'));
+      if (method > 2) throw errors.pakInvalid(file, f('method'), `method ${method} is not 0, 1 or 2`, methodAt);
+      if (blockSize !== BLOCK_SIZE) throw errors.pakInvalid(file, f('blockSize'), `${blockSize} is not ${BLOCK_SIZE}`, methodAt + 1);
+      const blockSizes: number[] = [];
+      if (method === METHOD_TOMBSTONE) {
+        if (offset !== 0 || storedSize !== 0 || rawSize !== 0 || xxh64 !== 0n) {
+          throw errors.pakInvalid(file, f('method'), 'a tombstone must have offset, sizes and hash 0', offAt);
+        }
+      } else {
+        if (offset < PAK_HEADER_SIZE || offset + storedSize > header.tocOffset) {
+          throw errors.pakInvalid(file, f('offset'), `stored bytes ${offset}..${offset + storedSize} lie outside the data region ${PAK_HEADER_SIZE}..${header.tocOffset}`, offAt);
+        }
+        if (method === 0 && storedSize !== rawSize) {
+          throw errors.pakInvalid(file, f('storedSize'), `a stored entry holds ${storedSize} bytes but rawSize is ${rawSize}`, offAt + 8);
+        }
+        if (method === 1) {
+          const countAt = r.offset;
+          const count = r.u32(f('blockCount'));
+          if (count !== blockCountFor(rawSize) || count === 0) {
+            throw errors.pakInvalid(file, f('blockCount'), `${count} blocks, but rawSize ${rawSize} needs ${blockCountFor(rawSize)}`, countAt);
+          }
+          if (count * 4 > r.remaining) throw errors.pakInvalid(file, f('blockSizes'), `${count} block sizes run past the end of the TOC`, r.offset);
+          let sum = 0;
+          for (let b = 0; b < count; b++) {
+            const s = r.u32(f(`blockSizes[${b}]`));
+            if (s === 0) throw errors.pakInvalid(file, f(`blockSizes[${b}]`), 'a DEFLATE block cannot be empty', r.offset - 4);
+            blockSizes.push(s);
+            sum += s;
+          }
+          if (sum !== storedSize) throw errors.pakInvalid(file, f('blockSizes'), `blocks add up to ${sum} bytes but storedSize is ${storedSize}`, countAt);
+        }
+      }
+      entries.push({ path: p, offset, storedSize, rawSize, xxh64, method: method as PakMethod, blockSize, blockSizes });
+    }
+    if (r.remaining !== 0) throw errors.pakInvalid(file, 'toc', `${r.remaining} bytes left over after ${header.entryCount} entries`, r.offset);
+    return { mountPoint, priority, baseTocHash, entries };
+  } catch (e) {
+    throw asPakError(e, file);
+  }
+}

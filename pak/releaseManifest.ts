@@ -1,0 +1,204 @@
+/**
+ * The release manifest (`<release dir>/release.json`): what a shipped release's paks hold, by
+ * path, size and hash, so a later patch can be built against it with no old content on disk.
+ * Written by `cook --release NAME` beside the paks, with a copy of the cooked AssetRegistry.bin.
+ *
+ * The base TOC hash a patch carries (FORMAT.md: "the xxh64 of the base pak's table of contents"):
+ * with one base pak it is exactly that pak's TOC hash. With several (chunks, or a base that is
+ * itself release + patches) it is the xxh64 of their TOC hashes as u64 LE, concatenated in mount
+ * order (priority ascending, ties by file name bytes). The runtime computes the same over the
+ * paks it mounts below the patch, so a patch never applies to a set it was not built against.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { errors } from '../src/errors.js';
+import { writeFileAtomic } from '../src/util/atomicWrite.js';
+import { hashHex, initHash, xxh64 } from '../src/util/hash.js';
+import { PakReader } from './PakReader.js';
+import { comparePathBytes, mountedPath, priorityOrder, validateMountPoint, virtualPathProblem } from './pakFormat.js';
+
+export const RELEASE_MANIFEST = 'release.json';
+export const RELEASE_REGISTRY = 'AssetRegistry.bin';
+const FORMAT_TAG = 'lumina-release';
+const FORMAT_VERSION = 1;
+
+export interface ReleaseEntry {
+  /** Entry path inside the pak (relative to its mount point). */
+  path: string;
+  rawSize: number;
+  /** 16 lowercase hex digits; "0000000000000000" for a tombstone. */
+  xxh64: string;
+  /** 0 stored, 1 DEFLATE, 2 tombstone. */
+  method: 0 | 1 | 2;
+}
+
+export interface ReleasePak {
+  /** File name of the pak, relative to the manifest's folder. */
+  file: string;
+  priority: number;
+  mountPoint: string;
+  /** 16 hex digits: xxh64 of the pak's TOC. */
+  tocHash: string;
+  /** Header flags (0x1 patch). */
+  flags: number;
+  entries: ReleaseEntry[];
+}
+
+export interface ReleaseManifest {
+  name: string;
+  paks: ReleasePak[];
+  /** File name of the registry copy beside the manifest, when one was written. */
+  registry?: string;
+}
+
+/** The manifest record of an opened pak. `fileName` defaults to the pak's base name. */
+export function describePak(pak: PakReader, fileName = path.basename(pak.file)): ReleasePak {
+  return {
+    file: fileName,
+    priority: pak.toc.priority,
+    mountPoint: pak.toc.mountPoint,
+    tocHash: hashHex(pak.tocHash),
+    flags: pak.header.flags,
+    entries: pak.entries.map((e) => ({ path: e.path, rawSize: e.rawSize, xxh64: hashHex(e.xxh64), method: e.method })),
+  };
+}
+
+/** Open a pak just long enough to describe it. */
+export async function describePakFile(file: string, fileName?: string): Promise<ReleasePak> {
+  const pak = await PakReader.open(file);
+  try {
+    return describePak(pak, fileName);
+  } finally {
+    await pak.close();
+  }
+}
+
+/**
+ * Write `<dir>/release.json` atomically, plus `<dir>/AssetRegistry.bin` when `registry` is given.
+ * Returns the manifest's path.
+ */
+export async function writeReleaseManifest(
+  dir: string,
+  release: { name: string; paks: readonly ReleasePak[]; registry?: Uint8Array },
+): Promise<string> {
+  const target = path.join(dir, RELEASE_MANIFEST);
+  const manifest: ReleaseManifest = { name: release.name, paks: release.paks.map((p) => ({ ...p })) };
+  if (release.registry !== undefined) {
+    await writeFileAtomic(path.join(dir, RELEASE_REGISTRY), release.registry);
+    manifest.registry = RELEASE_REGISTRY;
+  }
+  validateManifest({ format: FORMAT_TAG, version: FORMAT_VERSION, ...manifest }, target);
+  const json = JSON.stringify({ format: FORMAT_TAG, version: FORMAT_VERSION, ...manifest }, null, 1);
+  await writeFileAtomic(target, Buffer.from(json + '\n', 'utf8'));
+  return target;
+}
+
+/** Read and validate a release manifest; a folder means `<folder>/release.json`. */
+export async function readReleaseManifest(folderOrJson: string): Promise<ReleaseManifest & { file: string }> {
+  let file = folderOrJson;
+  try {
+    if ((await fsp.stat(folderOrJson)).isDirectory()) file = path.join(folderOrJson, RELEASE_MANIFEST);
+  } catch (e) {
+    throw errors.patchBaseInvalid(folderOrJson, `cannot read the base release: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (e) {
+    throw errors.patchBaseInvalid(file, `cannot read the base release: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw errors.patchBaseInvalid(file, `not valid JSON: ${(e as Error).message}`);
+  }
+  return { ...validateManifest(json, file), file };
+}
+
+const HEX16 = /^[0-9a-f]{16}$/;
+
+function validateManifest(json: unknown, file: string): ReleaseManifest {
+  const bad = (key: string, why: string): never => {
+    throw errors.patchBaseInvalid(file, `"${key}" ${why}`);
+  };
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObj(json)) return bad('(root)', 'is not an object');
+  if (json.format !== FORMAT_TAG) bad('format', `is not "${FORMAT_TAG}"`);
+  if (json.version !== FORMAT_VERSION) bad('version', `is not ${FORMAT_VERSION}`);
+  if (typeof json.name !== 'string' || json.name === '') bad('name', 'is not a non-empty string');
+  if (json.registry !== undefined && (typeof json.registry !== 'string' || json.registry.includes('/') || json.registry.includes('\\'))) {
+    bad('registry', 'is not a file name');
+  }
+  if (!Array.isArray(json.paks) || json.paks.length === 0) bad('paks', 'is not a non-empty array');
+  const names = new Set<string>();
+  const paks = (json.paks as unknown[]).map((p, i): ReleasePak => {
+    const k = `paks[${i}]`;
+    if (!isObj(p)) return bad(k, 'is not an object');
+    if (typeof p.file !== 'string' || p.file === '' || p.file.includes('/') || p.file.includes('\\') || p.file.startsWith('.')) {
+      bad(`${k}.file`, 'is not a pak file name');
+    }
+    if (names.has(p.file as string)) bad(`${k}.file`, `repeats "${p.file}"`);
+    names.add(p.file as string);
+    if (!Number.isInteger(p.priority) || (p.priority as number) < -(2 ** 31) || (p.priority as number) >= 2 ** 31) bad(`${k}.priority`, 'is not a 32-bit integer');
+    if (typeof p.mountPoint !== 'string') bad(`${k}.mountPoint`, 'is not a string');
+    try {
+      validateMountPoint(p.mountPoint as string, file);
+    } catch {
+      bad(`${k}.mountPoint`, 'is not "/" or a virtual path ending in "/"');
+    }
+    if (typeof p.tocHash !== 'string' || !HEX16.test(p.tocHash)) bad(`${k}.tocHash`, 'is not 16 lowercase hex digits');
+    if (p.flags !== 0 && p.flags !== 1) bad(`${k}.flags`, 'is not 0 or 1');
+    if (!Array.isArray(p.entries)) bad(`${k}.entries`, 'is not an array');
+    let prev: string | undefined;
+    const entries = (p.entries as unknown[]).map((e, j): ReleaseEntry => {
+      const ek = `${k}.entries[${j}]`;
+      if (!isObj(e)) return bad(ek, 'is not an object');
+      if (typeof e.path !== 'string') return bad(`${ek}.path`, 'is not a string');
+      const why = virtualPathProblem(e.path);
+      if (why !== undefined) bad(`${ek}.path`, why);
+      if (prev !== undefined && comparePathBytes(prev, e.path) >= 0) bad(`${ek}.path`, 'is not after the previous entry in byte order');
+      prev = e.path;
+      if (!Number.isSafeInteger(e.rawSize) || (e.rawSize as number) < 0) bad(`${ek}.rawSize`, 'is not a size');
+      if (typeof e.xxh64 !== 'string' || !HEX16.test(e.xxh64)) bad(`${ek}.xxh64`, 'is not 16 lowercase hex digits');
+      if (e.method !== 0 && e.method !== 1 && e.method !== 2) bad(`${ek}.method`, 'is not 0, 1 or 2');
+      return { path: e.path, rawSize: e.rawSize as number, xxh64: e.xxh64 as string, method: e.method as 0 | 1 | 2 };
+    });
+    return {
+      file: p.file as string,
+      priority: p.priority as number,
+      mountPoint: p.mountPoint as string,
+      tocHash: p.tocHash as string,
+      flags: p.flags as number,
+      entries,
+    };
+  });
+  const out: ReleaseManifest = { name: json.name as string, paks };
+  if (json.registry !== undefined) out.registry = json.registry as string;
+  return out;
+}
+
+/** The hash a patch against this release records as its base TOC hash (see the file comment). */
+export async function baseTocHash(release: ReleaseManifest): Promise<bigint> {
+  if (release.paks.length === 1) return BigInt(`0x${release.paks[0].tocHash}`);
+  await initHash();
+  const ordered = [...release.paks].sort((a, b) => a.priority - b.priority || comparePathBytes(a.file, b.file));
+  const buf = Buffer.alloc(8 * ordered.length);
+  ordered.forEach((p, i) => buf.writeBigUInt64LE(BigInt(`0x${p.tocHash}`), 8 * i));
+  return xxh64(buf);
+}
+
+/** What the release serves: full virtual path -> (rawSize, xxh64 hex), tombstones applied. */
+export function resolveRelease(release: ReleaseManifest): Map<string, { rawSize: number; xxh64: string }> {
+  const decided = new Map<string, { rawSize: number; xxh64: string } | null>();
+  for (const i of priorityOrder(release.paks)) {
+    const pak = release.paks[i];
+    for (const e of pak.entries) {
+      const full = mountedPath(pak.mountPoint, e.path);
+      if (!decided.has(full)) decided.set(full, e.method === 2 ? null : { rawSize: e.rawSize, xxh64: e.xxh64 });
+    }
+  }
+  const live = new Map<string, { rawSize: number; xxh64: string }>();
+  for (const [p, v] of decided) if (v) live.set(p, v);
+  return live;
+}

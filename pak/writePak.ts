@@ -1,0 +1,237 @@
+/**
+ * The streaming pak writer. Entries are written one at a time into a temp file (withAtomicFile),
+ * so a crash never leaves a half pak under the final name and no more than one 4 MiB window of
+ * any entry is held in memory. Cooked (LCKD) files are copied in block for block without
+ * recompression; other files are compressed in 64 KiB DEFLATE blocks. No timestamps or other
+ * run-dependent bytes go in, so the same inputs give the same pak.
+ */
+import fsp from 'node:fs/promises';
+import { errors } from '../src/errors.js';
+import { withAtomicFile } from '../src/util/atomicWrite.js';
+import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
+import { readCookedHeader } from '../src/format/cookedPackage.js';
+import { BLOCK_SIZE, compressBlocks, deflateEachBlock, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
+import {
+  PAK_FLAG_PATCH,
+  PAK_HEADER_SIZE,
+  comparePathBytes,
+  encodeFooter,
+  encodeHeader,
+  encodeToc,
+  validateMountPoint,
+  validateVirtualPath,
+  type PakEntry,
+  type PakToc,
+} from './pakFormat.js';
+
+/** One entry to write. `path` is relative to the pak's mount point. */
+export type PakSource =
+  | { path: string; kind: 'cooked'; file: string }
+  | { path: string; kind: 'file'; file: string }
+  | { path: string; kind: 'bytes'; data: Uint8Array }
+  | { path: string; kind: 'tombstone' };
+
+export interface WritePakOptions extends CompressOptions {
+  /** Default "/". */
+  mountPoint?: string;
+  /** Default 0. */
+  priority?: number;
+  /** Sets flag 0x1 and records `baseTocHash` in the TOC. */
+  patch?: { baseTocHash: bigint };
+  /** Called after each entry is written (progress). */
+  onEntry?: (entry: PakEntry, index: number, count: number) => void;
+}
+
+export interface WritePakResult {
+  file: string;
+  toc: PakToc;
+  /** xxh64 of the TOC bytes, as in the footer. */
+  tocHash: bigint;
+  size: number;
+}
+
+/** Raw bytes read and compressed per step for 'file' sources: 64 blocks keeps zlib's pool busy. */
+const WINDOW = 64 * BLOCK_SIZE;
+/** Bytes copied per step for 'cooked' sources. */
+const COPY_CHUNK = 4 << 20;
+
+class PositionalOut {
+  pos = PAK_HEADER_SIZE;
+  constructor(private readonly fh: fsp.FileHandle) {}
+
+  async write(b: Uint8Array, at = this.pos): Promise<void> {
+    let done = 0;
+    while (done < b.byteLength) {
+      const { bytesWritten } = await this.fh.write(b, done, b.byteLength - done, at + done);
+      done += bytesWritten;
+    }
+    this.pos = at + b.byteLength;
+  }
+}
+
+async function readFully(fh: fsp.FileHandle, buf: Uint8Array, at: number, file: string): Promise<void> {
+  let done = 0;
+  while (done < buf.byteLength) {
+    const { bytesRead } = await fh.read(buf, done, buf.byteLength - done, at + done);
+    if (bytesRead === 0) throw errors.ioFailed(file, 'read', new Error('file shrank while it was being packed'));
+    done += bytesRead;
+  }
+}
+
+async function openSource(file: string): Promise<fsp.FileHandle> {
+  try {
+    return await fsp.open(file, 'r');
+  } catch (e) {
+    throw errors.ioFailed(file, 'open', e);
+  }
+}
+
+/** Copy an LCKD file's blocks into the pak as they are: the entry takes the LCKD's sizes, hash and method. */
+async function writeCooked(out: PositionalOut, path: string, file: string): Promise<PakEntry> {
+  const fh = await openSource(file);
+  try {
+    const h = await readCookedHeader(file, fh);
+    const offset = out.pos;
+    const buf = new Uint8Array(Math.min(COPY_CHUNK, h.storedSize));
+    for (let done = 0; done < h.storedSize; ) {
+      const n = Math.min(buf.byteLength, h.storedSize - done);
+      const view = buf.subarray(0, n);
+      await readFully(fh, view, h.dataOffset + done, file);
+      await out.write(view);
+      done += n;
+    }
+    return {
+      path,
+      offset,
+      storedSize: h.storedSize,
+      rawSize: h.rawSize,
+      xxh64: h.xxh64,
+      method: h.method,
+      blockSize: BLOCK_SIZE,
+      blockSizes: h.method === 1 ? h.blockSizes : [],
+    };
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Compress a file window by window. When the blocks together turn out no smaller than the file,
+ * go back to the entry's start and write the raw bytes instead (stored), so the stored-vs-DEFLATE
+ * rule is the same as compressBlocks' without holding the whole file.
+ */
+async function writeFileSource(out: PositionalOut, path: string, file: string, opts: CompressOptions): Promise<PakEntry> {
+  const fh = await openSource(file);
+  try {
+    const { size } = await fh.stat();
+    const offset = out.pos;
+    const hash = createXxh64();
+    const blockSizes: number[] = [];
+    let stored = 0;
+    const buf = new Uint8Array(Math.min(WINDOW, size));
+    for (let done = 0; done < size; ) {
+      const n = Math.min(WINDOW, size - done);
+      const view = buf.subarray(0, n);
+      await readFully(fh, view, done, file);
+      hash.update(view);
+      const blocks = await deflateEachBlock(view, opts);
+      for (const b of blocks) {
+        await out.write(b);
+        blockSizes.push(b.byteLength);
+      }
+      stored += totalLength(blocks);
+      done += n;
+    }
+    const digest = hash.digest();
+    if (size > 0 && stored < size) {
+      return { path, offset, storedSize: stored, rawSize: size, xxh64: digest, method: 1, blockSize: BLOCK_SIZE, blockSizes };
+    }
+    out.pos = offset;
+    const again = createXxh64();
+    for (let done = 0; done < size; ) {
+      const view = buf.subarray(0, Math.min(WINDOW, size - done));
+      await readFully(fh, view, done, file);
+      again.update(view);
+      await out.write(view);
+      done += view.byteLength;
+    }
+    if (again.digest() !== digest) throw errors.ioFailed(file, 'read', new Error('file changed while it was being packed'));
+    return { path, offset, storedSize: size, rawSize: size, xxh64: digest, method: 0, blockSize: BLOCK_SIZE, blockSizes: [] };
+  } finally {
+    await fh.close();
+  }
+}
+
+async function writeBytes(out: PositionalOut, path: string, data: Uint8Array, opts: CompressOptions): Promise<PakEntry> {
+  const offset = out.pos;
+  const { method, blocks } = await compressBlocks(data, opts);
+  for (const b of blocks) await out.write(b);
+  return {
+    path,
+    offset,
+    storedSize: totalLength(blocks),
+    rawSize: data.byteLength,
+    xxh64: xxh64(data),
+    method,
+    blockSize: BLOCK_SIZE,
+    blockSizes: method === 1 ? blocks.map((b) => b.byteLength) : [],
+  };
+}
+
+/** Validate paths, reject duplicates and sort by UTF-8 bytes. `out` names the pak in errors. */
+export function sortSources<T extends { path: string }>(sources: readonly T[], out: string): T[] {
+  for (const s of sources) validateVirtualPath(s.path, out);
+  const sorted = [...sources].sort((a, b) => comparePathBytes(a.path, b.path));
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i].path === sorted[i - 1].path) throw errors.pakPathInvalid(out, sorted[i].path, 'is listed twice');
+  }
+  return sorted;
+}
+
+/**
+ * Write a pak at `out` from `sources` (any order; written in path byte order), atomically.
+ * Resolves with the TOC and its hash, which a release manifest records.
+ */
+export async function writePak(out: string, sources: readonly PakSource[], opts: WritePakOptions = {}): Promise<WritePakResult> {
+  await initHash();
+  const mountPoint = opts.mountPoint ?? '/';
+  validateMountPoint(mountPoint, out);
+  const priority = opts.priority ?? 0;
+  if (!Number.isInteger(priority) || priority < -(2 ** 31) || priority >= 2 ** 31) throw errors.usage(`pak priority ${priority} is not a 32-bit integer`);
+  const sorted = sortSources(sources, out);
+  const compress: CompressOptions = { level: opts.level, engine: opts.engine };
+  return withAtomicFile(out, async (fh) => {
+    const w = new PositionalOut(fh);
+    const entries: PakEntry[] = [];
+    for (const [i, s] of sorted.entries()) {
+      let e: PakEntry;
+      switch (s.kind) {
+        case 'cooked':
+          e = await writeCooked(w, s.path, s.file);
+          break;
+        case 'file':
+          e = await writeFileSource(w, s.path, s.file, compress);
+          break;
+        case 'bytes':
+          e = await writeBytes(w, s.path, s.data, compress);
+          break;
+        case 'tombstone':
+          e = { path: s.path, offset: 0, storedSize: 0, rawSize: 0, xxh64: 0n, method: 2, blockSize: BLOCK_SIZE, blockSizes: [] };
+          break;
+      }
+      entries.push(e);
+      opts.onEntry?.(e, i, sorted.length);
+    }
+    const toc: PakToc = { mountPoint, priority, baseTocHash: opts.patch?.baseTocHash ?? 0n, entries };
+    const tocBytes = encodeToc(toc);
+    const tocOffset = w.pos;
+    const tocHash = xxh64(tocBytes);
+    await w.write(tocBytes);
+    await w.write(encodeFooter(tocHash));
+    const size = w.pos;
+    await w.write(encodeHeader({ entryCount: entries.length, flags: opts.patch ? PAK_FLAG_PATCH : 0, tocOffset, tocSize: tocBytes.byteLength }), 0);
+    // A file source rewritten as stored may have left compressed bytes past the end.
+    await fh.truncate(size);
+    return { file: out, toc, tocHash, size };
+  });
+}
