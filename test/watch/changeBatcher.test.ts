@@ -1,0 +1,206 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChangeBatcher, mergeKinds, normalizePath, type ChangeBatch, type ChangeKind } from '../../watch/ChangeBatcher.js';
+import { watchMounts, type MountWatcher } from '../../watch/watcher.js';
+import { sleep, tempDir, waitFor } from './helpers.js';
+
+describe('mergeKinds', () => {
+  it.each([
+    [undefined, 'create', 'create'],
+    ['create', 'update', 'create'],
+    ['create', 'delete', undefined],
+    ['update', 'update', 'update'],
+    ['update', 'delete', 'delete'],
+    ['delete', 'create', 'update'],
+    ['delete', 'delete', 'delete'],
+  ] as const)('%s then %s is %s', (prev, next, want) => {
+    expect(mergeKinds(prev as ChangeKind | undefined, next)).toBe(want);
+  });
+});
+
+describe('ChangeBatcher', () => {
+  it('merges repeats per file and drops a file created and deleted in one batch', async () => {
+    const batches: ChangeBatch[] = [];
+    const b = new ChangeBatcher({ debounceMs: 20, handler: async (x) => void batches.push(x) });
+    b.push('add', '/p/A.lasset');
+    b.push('change', '/p/A.lasset');
+    b.push('change', '/p/B.lasset');
+    b.push('add', '/p/C.lasset');
+    b.push('unlink', '/p/C.lasset');
+    b.push('unlink', '/p/D.rml');
+    b.push('add', '/p/D.rml');
+    b.push('add', '/p/notes.txt');
+    b.push('add', '/p/.A.lasset.swp');
+    b.push('add', '/p/A.lasset.lctmp-12-ab');
+    await waitFor(() => batches.length === 1, 'one batch');
+    await b.idle();
+    expect(batches).toEqual([
+      {
+        seq: 1,
+        changes: [
+          { file: normalizePath('/p/A.lasset'), kind: 'create' },
+          { file: normalizePath('/p/B.lasset'), kind: 'update' },
+          { file: normalizePath('/p/D.rml'), kind: 'update' },
+        ],
+        removedDirs: [],
+      },
+    ]);
+  });
+
+  it('holds events that arrive during a batch for the next one, never running two at once', async () => {
+    const batches: ChangeBatch[] = [];
+    let release!: () => void;
+    let active = 0;
+    let maxActive = 0;
+    const b = new ChangeBatcher({
+      debounceMs: 5,
+      handler: async (x) => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        batches.push(x);
+        if (x.seq === 1) await new Promise<void>((r) => (release = r));
+        active--;
+      },
+    });
+    b.push('change', '/p/A.lasset');
+    await waitFor(() => batches.length === 1, 'first batch');
+    b.push('change', '/p/B.lasset');
+    b.push('change', '/p/C.lasset');
+    await sleep(30); // well past the debounce: the second batch must still wait for the first
+    expect(batches.length).toBe(1);
+    expect(b.queued).toBe(2);
+    release();
+    await waitFor(() => batches.length === 2, 'second batch');
+    await b.idle();
+    expect(batches[1].changes.map((c) => path.basename(c.file))).toEqual(['B.lasset', 'C.lasset']);
+    expect(maxActive).toBe(1);
+  });
+
+  it('logs a failing batch and goes on with the next', async () => {
+    const seen: number[] = [];
+    const errors: unknown[] = [];
+    const log = { error: (o: unknown) => errors.push(o) } as never;
+    const b = new ChangeBatcher({
+      debounceMs: 5,
+      log,
+      handler: async (x) => {
+        seen.push(x.seq);
+        if (x.seq === 1) throw new Error('boom');
+      },
+    });
+    b.push('change', '/p/A.lasset');
+    await waitFor(() => seen.length === 1, 'first batch');
+    await b.idle();
+    b.push('change', '/p/A.lasset');
+    await waitFor(() => seen.length === 2, 'second batch');
+    expect(errors).toHaveLength(1);
+  });
+
+  it('close waits for the in-flight batch and then drops new events', async () => {
+    const seen: number[] = [];
+    let release!: () => void;
+    const b = new ChangeBatcher({
+      debounceMs: 1,
+      handler: async (x) => {
+        seen.push(x.seq);
+        await new Promise<void>((r) => (release = r));
+      },
+    });
+    b.push('change', '/p/A.lasset');
+    await waitFor(() => seen.length === 1, 'batch start');
+    const closing = b.close(5_000);
+    b.push('change', '/p/B.lasset');
+    release();
+    expect(await closing).toBe(true);
+    await sleep(20);
+    expect(seen).toEqual([1]);
+    expect(b.queued).toBe(0);
+  });
+
+  it('close abandons an in-flight batch after the timeout', async () => {
+    const b = new ChangeBatcher({ debounceMs: 1, handler: () => new Promise(() => {}) });
+    b.push('change', '/p/A.lasset');
+    await waitFor(() => b.busy, 'batch start');
+    expect(await b.close(20)).toBe(false);
+  });
+});
+
+describe('watchMounts + ChangeBatcher on real files', () => {
+  let w: MountWatcher | undefined;
+  let root: string | undefined;
+  afterEach(async () => {
+    await w?.close();
+    w = undefined;
+    if (root) await fsp.rm(root, { recursive: true, force: true });
+  });
+
+  /** Merge every change seen since `from` per file: the net effect the daemon acts on. */
+  function netSince(batches: ChangeBatch[], from: number): Record<string, ChangeKind> {
+    const net = new Map<string, ChangeKind>();
+    for (const b of batches.slice(from)) {
+      for (const c of b.changes) {
+        const m = mergeKinds(net.get(c.file), c.kind);
+        if (m === undefined) net.delete(c.file);
+        else net.set(c.file, m);
+      }
+    }
+    return Object.fromEntries([...net].map(([f, k]) => [path.relative(root!, f), k]));
+  }
+
+  it('reports create, update, rename and delete; ignores temp files, dotfiles and other extensions', async () => {
+    root = await tempDir();
+    const content = path.join(root, 'Content');
+    await fsp.mkdir(path.join(content, 'Maps'), { recursive: true });
+    await fsp.writeFile(path.join(content, 'Maps', 'Old.lasset'), 'x');
+    const batches: ChangeBatch[] = [];
+    const batcher = new ChangeBatcher({ debounceMs: 40, handler: async (b) => void batches.push(b) });
+    w = watchMounts({ roots: [content], batcher });
+    await w.ready;
+
+    // An editor-style save: temp file beside the target, then rename over it.
+    const tmp = path.join(content, 'Maps', 'Main.lasset.lctmp-1-aa');
+    await fsp.writeFile(tmp, 'v1');
+    await fsp.rename(tmp, path.join(content, 'Maps', 'Main.lasset'));
+    await fsp.writeFile(path.join(content, 'Maps', 'readme.txt'), 'ignored');
+    await fsp.writeFile(path.join(content, '.hidden.lasset'), 'ignored');
+    await waitFor(() => 'Content/Maps/Main.lasset' in netSince(batches, 0), 'create');
+    await batcher.idle();
+    expect(netSince(batches, 0)).toEqual({ 'Content/Maps/Main.lasset': 'create' });
+
+    let mark = batches.length;
+    await fsp.writeFile(path.join(content, 'Maps', 'Main.lasset'), 'v2');
+    await waitFor(() => batches.length > mark, 'update');
+    await batcher.idle();
+    expect(netSince(batches, mark)).toEqual({ 'Content/Maps/Main.lasset': 'update' });
+
+    mark = batches.length;
+    await fsp.rename(path.join(content, 'Maps', 'Old.lasset'), path.join(content, 'New.lasset'));
+    await waitFor(() => Object.keys(netSince(batches, mark)).length === 2, 'rename');
+    await batcher.idle();
+    expect(netSince(batches, mark)).toEqual({ 'Content/Maps/Old.lasset': 'delete', 'Content/New.lasset': 'create' });
+
+    mark = batches.length;
+    await fsp.rm(path.join(content, 'New.lasset'));
+    await waitFor(() => batches.length > mark, 'delete');
+    await batcher.idle();
+    expect(netSince(batches, mark)).toEqual({ 'Content/New.lasset': 'delete' });
+  });
+
+  it('reports the files of a removed folder as deleted', async () => {
+    root = await tempDir();
+    await fsp.mkdir(path.join(root, 'Sub', 'Deep'), { recursive: true });
+    await fsp.writeFile(path.join(root, 'Sub', 'A.lasset'), 'a');
+    await fsp.writeFile(path.join(root, 'Sub', 'Deep', 'B.rml'), 'b');
+    const batches: ChangeBatch[] = [];
+    const batcher = new ChangeBatcher({ debounceMs: 40, handler: async (b) => void batches.push(b) });
+    w = watchMounts({ roots: [root], batcher });
+    await w.ready;
+    await fsp.rm(path.join(root, 'Sub'), { recursive: true });
+    // chokidar reports the folders at once and the files ~100 ms later (its `atomic` delay).
+    await waitFor(() => batches.some((b) => b.removedDirs.includes(normalizePath(path.join(root!, 'Sub')))), 'unlinkDir');
+    await waitFor(() => Object.keys(netSince(batches, 0)).length === 2, 'unlinks');
+    await batcher.idle();
+    expect(netSince(batches, 0)).toEqual({ 'Sub/A.lasset': 'delete', 'Sub/Deep/B.rml': 'delete' });
+  });
+});

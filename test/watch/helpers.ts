@@ -1,0 +1,20 @@
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+export async function tempDir(prefix = 'lumina-watch-'): Promise<string> {
+  return fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), prefix)));
+}
+
+/** Poll `pred` until it returns a truthy value; throws with `what` after `timeoutMs`. */
+export async function waitFor<T>(pred: () => T | Promise<T>, what: string, timeoutMs = 10_000, everyMs = 10): Promise<NonNullable<T>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await pred();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

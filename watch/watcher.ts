@@ -1,0 +1,59 @@
+/**
+ * One chokidar watcher over every mounted content folder, feeding a ChangeBatcher.
+ *
+ * Latency choice: `awaitWriteFinish` is off. It holds every event until the file size has been
+ * stable for its stabilityThreshold (2 s by default, still tens of ms when tuned), which alone
+ * would eat the 150 ms write-to-pak budget. Editors and our own tools save with temp + rename, so
+ * the final name appears complete in one step; a tool that writes in place is covered by the
+ * debounce (bursts of 'change' merge into one update) and, if a batch still reads a torn file, the
+ * registry reports it as a problem and the write's last 'change' event re-runs it. `atomic` stays
+ * on (chokidar's default with fs.watch): an unlink followed by an add within 100 ms is reported
+ * as one 'change', which is how temp + rename saves look on some platforms.
+ */
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { Stats } from 'node:fs';
+import type { Logger } from '../src/log/logger.js';
+import { silentLogger } from '../src/log/logger.js';
+import { TEMP_MARKER } from '../src/util/atomicWrite.js';
+import { isIgnoredFileName, type ChangeBatcher, type RawEventName } from './ChangeBatcher.js';
+
+export interface MountWatcherOptions {
+  /** Folders to watch (mount roots); missing ones are skipped by chokidar until they appear. */
+  roots: readonly string[];
+  batcher: ChangeBatcher;
+  log?: Logger;
+}
+
+export interface MountWatcher {
+  /** Resolves when the initial walk is done and events are live. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Start watching. Existing files are not reported (the daemon's initial scan covers them). */
+export function watchMounts(opts: MountWatcherOptions): MountWatcher {
+  const log = opts.log ?? silentLogger;
+  const roots = new Set(opts.roots.map((r) => path.resolve(r)));
+  const ignored = (p: string, stats?: Stats): boolean => {
+    if (roots.has(path.resolve(p))) return false;
+    const name = path.basename(p);
+    // Dot folders (.git, .vscode) and temp files are never walked; other names are judged once
+    // chokidar knows they are files, since folders have no extension.
+    if (name.startsWith('.') || name.includes(TEMP_MARKER)) return true;
+    return stats?.isFile() === true && isIgnoredFileName(name);
+  };
+  const fsw: FSWatcher = watch([...roots], { ignoreInitial: true, ignored, persistent: true, awaitWriteFinish: false });
+  const forward = (event: RawEventName) => (p: string) => opts.batcher.push(event, p);
+  fsw.on('add', forward('add'));
+  fsw.on('change', forward('change'));
+  fsw.on('unlink', forward('unlink'));
+  fsw.on('unlinkDir', forward('unlinkDir'));
+  fsw.on('error', (e) => log.warn({ err: e }, 'watcher error'));
+  const ready = new Promise<void>((resolve) => fsw.once('ready', () => resolve()));
+  let closing: Promise<void> | undefined;
+  return {
+    ready,
+    close: () => (closing ??= fsw.close()),
+  };
+}
