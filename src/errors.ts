@@ -78,6 +78,25 @@ export function isLuminaError(e: unknown): e is LuminaError {
   return e instanceof LuminaError;
 }
 
+const IO_REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EEXIST: 'already exists',
+  EISDIR: 'is a folder, not a file',
+  EMFILE: 'too many open files',
+  ENOENT: 'no such file or folder',
+  ENOSPC: 'the disk is full',
+  ENOTDIR: 'a part of the path is not a folder',
+  EPERM: 'operation not permitted',
+  EROFS: 'the filesystem is read-only',
+  EDQUOT: 'the disk quota is exceeded',
+};
+
+function describeIo(cause: unknown): string {
+  const code = (cause as NodeJS.ErrnoException)?.code;
+  if (code) return IO_REASONS[code] ? `${IO_REASONS[code]} (${code})` : code;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
 interface Where {
   file?: string;
   offset?: number;
@@ -119,8 +138,7 @@ export const errors = {
       hint: 'a copied file keeps its GUID; re-save the copy so it gets a new one',
     }),
   imageInvalid: (file: string, why: string, cause?: unknown) => make('IMAGE_INVALID', why, { file }, cause),
-  ioFailed: (file: string, op: string, cause: unknown) =>
-    make('IO_FAILED', `${op} failed: ${(cause as NodeJS.ErrnoException)?.code ?? String(cause)}`, { file }, cause),
+  ioFailed: (file: string, op: string, cause: unknown) => make('IO_FAILED', `${op} failed: ${describeIo(cause)}`, { file }, cause),
   lmetaInvalid: (file: string, why: string, field?: string) => make('LMETA_INVALID', why, { file, field }),
   lmetaMissing: (file: string) =>
     make('LMETA_MISSING', 'text asset has no .lmeta sidecar', {
@@ -162,7 +180,14 @@ export const errors = {
  */
 export function formatLog(log: LuminaLog, root?: string): string {
   let where = '';
-  if (log.file) where = root && path.isAbsolute(log.file) ? path.relative(root, log.file) || log.file : log.file;
+  if (log.file) {
+    where = log.file;
+    // Relative to the project when inside it; outside it an absolute path is clearer than ../..
+    if (root && path.isAbsolute(log.file)) {
+      const rel = path.relative(root, log.file);
+      if (rel && !rel.startsWith('..')) where = rel;
+    }
+  }
   if (log.offset !== undefined) where += `${where ? ' ' : ''}@${log.offset}`;
   if (log.field !== undefined && !log.message.startsWith(`${log.field}:`) && !log.message.startsWith(`"${log.field}"`)) {
     where += `${where ? ' ' : ''}(${log.field})`;

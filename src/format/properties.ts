@@ -252,7 +252,8 @@ function decodeArray(
   if (count * min > v.remaining) {
     v.fail(`${field} count`, `${count} elements need at least ${count * min} bytes, ${v.remaining} remain`, countAt);
   }
-  if (inner === 'ByteProperty') return v.bytesView(count, `${field} bytes`).slice();
+  // Copied so a decoded array never pins the whole file buffer.
+  if (inner === 'ByteProperty') return new Uint8Array(v.bytesView(count, `${field} bytes`));
   const out: unknown[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const ef = `${field}[${i}]`;

@@ -1,0 +1,6 @@
+/** Every CLI command, in the order `--help` lists them. Each subsystem owns its command module. */
+import type { CommandModule } from 'yargs';
+import { inspectCommand } from './commands/inspect.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const commands: CommandModule<any, any>[] = [inspectCommand];
