@@ -9,6 +9,7 @@
 import path from 'node:path';
 
 export type ErrorCode =
+  | 'ASSET_MISSING'
   | 'ASSET_NOT_FOUND'
   | 'CACHE_INVALID'
   | 'CONFIG_INVALID'
@@ -110,6 +111,12 @@ function make(code: ErrorCode, message: string, where: Where = {}, cause?: unkno
 
 /** Factories, one per code, sorted by code. */
 export const errors = {
+  assetMissing: (file: string, stem: string) =>
+    make('ASSET_MISSING', `no export is named "${stem}", so the package has no asset`, {
+      file,
+      field: 'objectName',
+      hint: 'the asset export must be named like the file; was the file renamed outside the editor?',
+    }),
   assetNotFound: (asset: string, where?: Where) => make('ASSET_NOT_FOUND', `no asset matches "${asset}"`, where),
   cacheInvalid: (file: string, why: string, offset?: number) =>
     make('CACHE_INVALID', `cache is unusable: ${why}`, { file, offset }),
