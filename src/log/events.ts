@@ -12,7 +12,10 @@ export type ProgressEvent =
   | { type: 'PAK_WRITTEN'; file: string; chunk: string; entries: number; bytes: number }
   | { type: 'WARNING'; log: LuminaLog }
   | { type: 'ERROR'; log: LuminaLog }
-  | { type: 'END'; phase: 'scan' | 'cook' | 'pak' | 'patch'; ms: number; ok: boolean };
+  | { type: 'END'; phase: 'scan' | 'cook' | 'pak' | 'patch'; ms: number; ok: boolean }
+  /** The watch daemon: one batch of file changes, from registry update to refreshed paks. */
+  | { type: 'BATCH_START'; batch: number; files: number }
+  | { type: 'BATCH_END'; batch: number; ms: number; ok: boolean; changed: number; removed: number; cooked: number };
 
 export type ProgressListener = (event: ProgressEvent) => void;
 
