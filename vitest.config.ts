@@ -5,8 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Tests spawn real watchers, servers and child processes; two cores in CI.
+    // Tests spawn real watchers, servers and child processes; CI has two cores.
     pool: 'forks',
     maxWorkers: 2,
+    reporters: ['default', './test/helpers/summaryReporter.ts'],
   },
 });

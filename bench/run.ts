@@ -1,0 +1,44 @@
+/**
+ * `npm run bench`: every benchmark prints ratios against a baseline measured in the same run
+ * (find, tar, gzip, the decoder alone), so numbers compare across machines.
+ *   npm run bench                 all of them
+ *   npm run bench -- registry pak only these
+ *   BENCH_QUICK=1 npm run bench   smaller inputs, for a smoke run
+ */
+import { initHash } from '../src/util/hash.js';
+
+interface Bench {
+  name: string;
+  run: (quick: boolean) => Promise<{ lines: string[] }>;
+}
+
+const benches: Bench[] = [
+  { name: 'registry', run: async (q) => (await import('./registryBench.js')).runRegistryBench(q ? { assets: 5_000 } : undefined) },
+  { name: 'cook', run: async (q) => (await import('./cookBench.js')).runCookBench(q ? { assets: 2_000 } : undefined) },
+  { name: 'texture', run: async (q) => (await import('./textureBench.js')).runTextureBench(q ? { count: 1 } : undefined) },
+  { name: 'pak', run: async (q) => (await import('./pakBench.js')).runPakBench(q ? { quick: true } : undefined) },
+  { name: 'watch', run: async (q) => (await import('./watchBench.js')).runWatchBench(q ? { assets: 1_000, edits: 10 } : undefined) },
+];
+
+async function main(): Promise<void> {
+  await initHash();
+  const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const quick = Boolean(process.env.BENCH_QUICK);
+  const unknown = only.filter((o) => !benches.some((b) => b.name === o));
+  if (unknown.length) {
+    process.stderr.write(`unknown benchmark ${unknown.join(', ')}; have ${benches.map((b) => b.name).join(', ')}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  for (const b of benches) {
+    if (only.length && !only.includes(b.name)) continue;
+    process.stdout.write(`\n== ${b.name}\n`);
+    const { lines } = await b.run(quick);
+    for (const l of lines) process.stdout.write(`  ${l}\n`);
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e?.stack ?? e}\n`);
+  process.exitCode = 1;
+});
