@@ -1,0 +1,187 @@
+/**
+ * Cooking one asset into `Saved/Cooked/<virtual path>`: consult the cache, else read, strip,
+ * (texture-)transform, LCKD-encode and write; record the result in the cache only after the
+ * output is on disk. Text assets are copied as they are (the pak writer compresses them).
+ *
+ * Failures of the asset's own content (a corrupt package, an undecodable texture) come back as
+ * `{ status: 'failed' }` with the typed error, never thrown, so one bad asset cannot stop the
+ * others. With onCookFailure "verbatim" the source bytes ship in the LCKD container instead.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { encodeCooked } from '../src/format/cookedPackage.js';
+import { parsePackage } from '../src/format/packageReader.js';
+import { errors, isLuminaError, type LuminaError } from '../src/errors.js';
+import { tempPathFor } from '../src/util/atomicWrite.js';
+import { hashHex, xxh64 } from '../src/util/hash.js';
+import type { AssetRecord } from '../src/registry/types.js';
+import type { CacheEntry, CookCache, RecookReason } from './cookCache.js';
+import { cookPackageBytes } from './stripPackage.js';
+import { TEXTURE_CLASS, textureTransform } from './textureExport.js';
+
+export type AssetStatus = 'cooked' | 'cached' | 'verbatim' | 'failed';
+
+export interface AssetCookResult {
+  status: AssetStatus;
+  /** Why it was (re)cooked; absent when cached. */
+  reason?: RecookReason;
+  error?: LuminaError;
+  /** The cooked file, absolute; absent when failed. */
+  output?: string;
+  bytesIn: number;
+  bytesOut: number;
+  strippedExports: number;
+  nulledRefs: number;
+}
+
+export interface AssetCookContext {
+  cache: CookCache;
+  cookedDir: string;
+  settings: { package: string; texture: string };
+  editorOnlyClassPrefixes: readonly string[];
+  compressionLevel: number;
+  textureEncoder: 'basis' | 'rgba8';
+  onCookFailure: 'fail' | 'verbatim';
+  onTextureFallback?: (file: string, reason: string) => void;
+}
+
+/** Settings hash of text assets: no setting changes a copied file. */
+const TEXT_SETTINGS = 'text';
+
+/** `Saved/Cooked/<virtual path>` for a record. */
+export function cookedPathFor(cookedDir: string, record: Pick<AssetRecord, 'virtualPath'>): string {
+  return path.join(cookedDir, ...record.virtualPath.split('/').filter(Boolean));
+}
+
+const madeDirs = new Set<string>();
+
+/**
+ * Write one cooked output: temp file + rename, so a crash never leaves a half file under the
+ * final name. Deliberately no fsync per file (20k fsyncs would dominate the cook): the cache only
+ * trusts an output whose size matches what it recorded, so a file lost to a power cut is simply
+ * re-cooked, and the paks built from these files are written with fsync.
+ */
+export async function writeOutput(target: string, data: Uint8Array): Promise<void> {
+  const dir = path.dirname(target);
+  const tmp = tempPathFor(target);
+  try {
+    if (!madeDirs.has(dir)) {
+      await fsp.mkdir(dir, { recursive: true });
+      madeDirs.add(dir);
+    }
+    await fsp.writeFile(tmp, data);
+    await fsp.rename(tmp, target);
+  } catch (e) {
+    await fsp.rm(tmp, { force: true }).catch(() => {});
+    // The folder may have been removed since it was made (a test, a clean): forget it and retry once.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && madeDirs.delete(dir)) return writeOutput(target, data);
+    throw errors.ioFailed(target, 'write', e);
+  }
+}
+
+async function readSource(file: string): Promise<Uint8Array> {
+  try {
+    return await fsp.readFile(file);
+  } catch (e) {
+    throw errors.ioFailed(file, 'read', e);
+  }
+}
+
+function asCookError(e: unknown, file: string): LuminaError {
+  if (isLuminaError(e)) return e;
+  return errors.cookFailed(file, `cooking failed: ${(e as Error)?.message ?? String(e)}`, e);
+}
+
+/** Cook one package asset (cache first). */
+export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContext): Promise<AssetCookResult> {
+  const output = cookedPathFor(ctx.cookedDir, record);
+  const settingsFor = (texture: boolean) => (texture || record.className === TEXTURE_CLASS ? ctx.settings.texture : ctx.settings.package);
+  const check = await ctx.cache.check(record.guid, record.hash, settingsFor);
+  if (check.hit) return fromEntry(check.entry, output);
+
+  let source: Uint8Array;
+  try {
+    source = await readSource(record.file);
+  } catch (e) {
+    return { status: 'failed', reason: check.reason, error: asCookError(e, record.file), bytesIn: 0, bytesOut: 0, strippedExports: 0, nulledRefs: 0 };
+  }
+  const contentHash = hashHex(xxh64(source));
+  try {
+    const pkg = parsePackage(source, record.file);
+    const cooked = await cookPackageBytes(pkg, {
+      editorOnlyClassPrefixes: ctx.editorOnlyClassPrefixes,
+      transformExport: textureTransform({ encoder: ctx.textureEncoder, onFallback: ctx.onTextureFallback }),
+    });
+    const texture = pkg.exports.some((e) => e.className === TEXTURE_CLASS);
+    const lckd = await encodeCooked(cooked.raw, { level: ctx.compressionLevel });
+    await writeOutput(output, lckd);
+    ctx.cache.set(record.guid, {
+      contentHash,
+      settingsHash: settingsFor(texture),
+      cookedFile: record.virtualPath.slice(1),
+      cookedSize: lckd.byteLength,
+      rawSize: cooked.raw.byteLength,
+      xxh64: hashHex(xxh64(cooked.raw)),
+      sourceSize: source.byteLength,
+      strippedExports: cooked.strippedExports,
+      nulledRefs: cooked.nulledRefs,
+      texture,
+    });
+    return {
+      status: 'cooked',
+      reason: check.reason,
+      output,
+      bytesIn: source.byteLength,
+      bytesOut: lckd.byteLength,
+      strippedExports: cooked.strippedExports,
+      nulledRefs: cooked.nulledRefs,
+    };
+  } catch (e) {
+    const error = asCookError(e, record.file);
+    // An output we could not write is not the asset's fault: never paper over it with verbatim.
+    if (ctx.onCookFailure === 'verbatim' && error.code !== 'IO_FAILED') {
+      try {
+        const lckd = await encodeCooked(source, { level: ctx.compressionLevel });
+        await writeOutput(output, lckd);
+        // Not cached: the next cook tries again, so a fixed tool or setting takes effect.
+        ctx.cache.delete(record.guid);
+        return { status: 'verbatim', reason: check.reason, error, output, bytesIn: source.byteLength, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0 };
+      } catch (e2) {
+        return { status: 'failed', reason: check.reason, error: asCookError(e2, record.file), bytesIn: source.byteLength, bytesOut: 0, strippedExports: 0, nulledRefs: 0 };
+      }
+    }
+    ctx.cache.delete(record.guid);
+    return { status: 'failed', reason: check.reason, error, bytesIn: source.byteLength, bytesOut: 0, strippedExports: 0, nulledRefs: 0 };
+  }
+}
+
+/** Ship one text asset: copied byte for byte (cache first). */
+export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext): Promise<AssetCookResult> {
+  const output = cookedPathFor(ctx.cookedDir, record);
+  const check = await ctx.cache.check(record.guid, record.hash, TEXT_SETTINGS);
+  if (check.hit) return fromEntry(check.entry, output);
+  try {
+    const source = await readSource(record.file);
+    await writeOutput(output, source);
+    const h = hashHex(xxh64(source));
+    ctx.cache.set(record.guid, {
+      contentHash: h,
+      settingsHash: TEXT_SETTINGS,
+      cookedFile: record.virtualPath.slice(1),
+      cookedSize: source.byteLength,
+      rawSize: source.byteLength,
+      xxh64: h,
+      sourceSize: source.byteLength,
+      strippedExports: 0,
+      nulledRefs: 0,
+      texture: false,
+    });
+    return { status: 'cooked', reason: check.reason, output, bytesIn: source.byteLength, bytesOut: source.byteLength, strippedExports: 0, nulledRefs: 0 };
+  } catch (e) {
+    return { status: 'failed', reason: check.reason, error: asCookError(e, record.file), bytesIn: 0, bytesOut: 0, strippedExports: 0, nulledRefs: 0 };
+  }
+}
+
+function fromEntry(e: CacheEntry, output: string): AssetCookResult {
+  return { status: 'cached', output, bytesIn: e.sourceSize, bytesOut: e.cookedSize, strippedExports: e.strippedExports, nulledRefs: e.nulledRefs };
+}

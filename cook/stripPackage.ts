@@ -1,0 +1,110 @@
+/**
+ * Cooking one package's bytes (FORMAT.md "Cooked package"): drop the thumbnail; drop Transient,
+ * MarkedDestroy and EditorOnly exports and exports whose class is under an editor-only prefix;
+ * renumber every PackageIndex of the kept exports (tags, arrays, nested structs) to the exports
+ * that remain, nulling references to removed ones; write a version 2 package.
+ *
+ * Pure over memory: reading the file and writing the LCKD container are the caller's job.
+ *
+ * The import table is kept exactly as it is: imports name whole assets by GUID, not objects in
+ * this package, so stripping never changes them, and a SoftObjectProperty's GUID stays valid.
+ * Because imports are GUIDs, a package's cooked bytes depend on its own content and the cook
+ * settings only, never on the content of what it imports: the cook cache and the watch daemon
+ * rely on this to never re-cook referrers when a dependency changes.
+ */
+import { decodeExport, findAssetExport } from '../src/format/packageReader.js';
+import { writePackage } from '../src/format/packageWriter.js';
+import { encodeProperties, mapObjectRefs } from '../src/format/properties.js';
+import { ObjectFlags, type LoadedPackage, type PackageToWrite, type Property } from '../src/format/packageTypes.js';
+import { errors } from '../src/errors.js';
+
+/** Object flags that mean "never ships". */
+export const STRIP_OBJECT_FLAGS = ObjectFlags.Transient | ObjectFlags.MarkedDestroy | ObjectFlags.EditorOnly;
+
+export interface StripOptions {
+  /** Exports whose className starts with one of these are stripped (default `/Script/Editor.`). */
+  editorOnlyClassPrefixes: readonly string[];
+  /**
+   * Replace a kept export's decoded properties before they are renumbered and written (the
+   * texture glue swaps SourceData for PlatformData here). Return undefined to keep them.
+   */
+  transformExport?: (index: number, props: Property[], pkg: LoadedPackage) => Promise<Property[] | undefined>;
+}
+
+export interface CookedPackageBytes {
+  /** A version 2 package without thumbnail. */
+  raw: Uint8Array;
+  strippedExports: number;
+  /** References (ObjectProperty values) that pointed at a removed export and are now null. */
+  nulledRefs: number;
+  /** Exports the transform replaced (textures cooked). */
+  transformedExports: number;
+}
+
+/** Why export `i` is stripped, or null when it ships. */
+export function stripReason(pkg: LoadedPackage, i: number, prefixes: readonly string[]): string | null {
+  const e = pkg.exports[i];
+  if (e.objectFlags & ObjectFlags.Transient) return 'Transient';
+  if (e.objectFlags & ObjectFlags.MarkedDestroy) return 'MarkedDestroy';
+  if (e.objectFlags & ObjectFlags.EditorOnly) return 'EditorOnly';
+  const cls = e.className ?? '';
+  for (const p of prefixes) if (p !== '' && cls.startsWith(p)) return `class under ${p}`;
+  return null;
+}
+
+/**
+ * Cook a parsed package. Every kept export's property stream is decoded (which validates it: a
+ * stream that lies about its sizes is a cook failure, PACKAGE_INVALID naming the file); exports
+ * whose references do not change keep their original bytes, which are what the decode accepted.
+ *
+ * Throws COOK_FAILED when the package's asset export itself would be stripped: the cooked package
+ * would no longer hold the asset the registry lists.
+ */
+export async function cookPackageBytes(pkg: LoadedPackage, opts: StripOptions): Promise<CookedPackageBytes> {
+  const n = pkg.exports.length;
+  const newIndex = new Int32Array(n).fill(-1);
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    if (stripReason(pkg, i, opts.editorOnlyClassPrefixes) === null) newIndex[i] = kept++;
+  }
+  const asset = findAssetExport(pkg);
+  if (asset >= 0 && newIndex[asset] < 0) {
+    throw errors.cookFailed(pkg.file, `the asset export "${pkg.exports[asset].objectName}" is ${stripReason(pkg, asset, opts.editorOnlyClassPrefixes)}, so nothing of the asset would ship`);
+  }
+  const identity = kept === n;
+  let nulledRefs = 0;
+  let transformedExports = 0;
+  const out: PackageToWrite['exports'] = [];
+  for (let i = 0; i < n; i++) {
+    if (newIndex[i] < 0) continue;
+    const e = pkg.exports[i];
+    let props = decodeExport(pkg, i);
+    let changed = false;
+    if (opts.transformExport) {
+      const replaced = await opts.transformExport(i, props, pkg);
+      if (replaced !== undefined) {
+        props = replaced;
+        changed = true;
+        transformedExports++;
+      }
+    }
+    if (!identity) {
+      mapObjectRefs(props, (idx) => {
+        if (idx <= 0) return idx; // null and imports are unchanged
+        const to = newIndex[idx - 1];
+        if (to < 0) {
+          nulledRefs++;
+          changed = true;
+          return 0;
+        }
+        if (to !== idx - 1) changed = true;
+        return to + 1;
+      });
+    }
+    // Version 1 streams may spell None as NAME_None; re-encoding writes the version 2 spelling.
+    const data = changed || pkg.header.version !== 2 ? encodeProperties(props) : pkg.exportData[i];
+    out.push({ objectGuid: e.objectGuid, objectName: e.objectName, className: e.className, objectFlags: e.objectFlags, assetFlags: e.assetFlags, data });
+  }
+  const raw = writePackage({ imports: pkg.imports, exports: out, thumbnail: null });
+  return { raw, strippedExports: n - kept, nulledRefs, transformedExports };
+}

@@ -1,0 +1,168 @@
+/**
+ * The cooked asset registry, `AssetRegistry.bin` (FORMAT.md "Cooked asset registry", magic `LREG`):
+ * what the runtime needs to find any cooked asset by GUID or path without opening packages.
+ *
+ * The cook writes the registry of ALL cooked assets (every chunk) into every pak, so the bytes are
+ * identical in each pak: a runtime that mounts only some chunks still knows every asset and can
+ * tell "not installed" from "does not exist".
+ *
+ * Writing is canonical: assets sorted by GUID (as FORMAT.md requires) and text assets sorted by
+ * GUID too (FORMAT.md leaves their order open; sorting keeps the bytes a function of the content).
+ * Reading is strict about what FORMAT.md fixes: asset GUIDs strictly increasing, every count
+ * checked against the bytes left before anything is allocated, dependency types 0/1, no bytes
+ * left over, and the trailing xxh64.
+ */
+import { BinaryReader } from './BinaryReader.js';
+import { BinaryWriter } from './BinaryWriter.js';
+import { readFName, writeFName } from './properties.js';
+import { errors, isLuminaError, type LuminaError } from '../errors.js';
+import { xxh64, hashHex } from '../util/hash.js';
+import type { DependencyType } from './packageTypes.js';
+
+export const REGISTRY_MAGIC = 0x4745524c; // 'LREG'
+export const REGISTRY_VERSION = 1;
+
+/** Smallest asset entry: GUID + two empty FNames + empty FString + flags + dependencyCount. */
+const MIN_ASSET_BYTES = 16 + 4 + 4 + 4 + 4 + 4;
+const DEPENDENCY_BYTES = 17;
+/** Smallest text entry: GUID + empty FString. */
+const MIN_TEXT_BYTES = 16 + 4;
+const TRAILER_BYTES = 8;
+
+export interface CookedRegistryAsset {
+  guid: string;
+  /** The asset's object name; null is None. */
+  name: string | null;
+  className: string | null;
+  /** Package path without extension, e.g. `/Game/Materials/Rock`. */
+  packagePath: string;
+  /** assetFlags (0x1 Primary). */
+  flags: number;
+  dependencies: ReadonlyArray<{ guid: string; type: DependencyType }>;
+}
+
+export interface CookedRegistryText {
+  guid: string;
+  /** Virtual path with extension, e.g. `/Game/UI/Menu.rml`: text assets load by path. */
+  path: string;
+}
+
+export interface CookedRegistry {
+  assets: CookedRegistryAsset[];
+  textAssets: CookedRegistryText[];
+}
+
+const byGuid = (a: { guid: string }, b: { guid: string }): number => (a.guid < b.guid ? -1 : a.guid > b.guid ? 1 : 0);
+
+/**
+ * Encode the registry. Inputs may come in any order; `AssetRecord`s can be passed as they are
+ * (only the fields above are read). Requires `initHash()`. Throws RangeError on a duplicate GUID,
+ * which would make lookups ambiguous (the registry rejects duplicates long before this).
+ */
+export function encodeCookedRegistry(assets: readonly CookedRegistryAsset[], textAssets: readonly CookedRegistryText[]): Uint8Array {
+  const sorted = [...assets].sort(byGuid);
+  const texts = [...textAssets].sort(byGuid);
+  for (const list of [sorted, texts] as const) {
+    for (let i = 1; i < list.length; i++) if (list[i].guid === list[i - 1].guid) throw new RangeError(`duplicate GUID ${list[i].guid} in the cooked registry`);
+  }
+  const w = new BinaryWriter(64 + sorted.length * 96 + texts.length * 48);
+  w.u32(REGISTRY_MAGIC).u32(REGISTRY_VERSION).u32(sorted.length);
+  for (const a of sorted) {
+    w.guid(a.guid);
+    writeFName(w, a.name);
+    writeFName(w, a.className);
+    w.fstring(a.packagePath);
+    w.u32(a.flags >>> 0);
+    w.u32(a.dependencies.length);
+    for (const d of a.dependencies) w.guid(d.guid).u8(d.type);
+  }
+  w.u32(texts.length);
+  for (const t of texts) w.guid(t.guid).fstring(t.path);
+  const body = w.finish();
+  const out = new Uint8Array(body.byteLength + TRAILER_BYTES);
+  out.set(body);
+  new DataView(out.buffer).setBigUint64(body.byteLength, xxh64(body), true);
+  return out;
+}
+
+/** Re-raise the reader's PACKAGE_* errors as REGISTRY_INVALID, keeping field and offset. */
+function asRegistryError(e: unknown, file: string): LuminaError | unknown {
+  if (isLuminaError(e) && (e.code === 'PACKAGE_TRUNCATED' || e.code === 'PACKAGE_INVALID')) {
+    const field = e.field ?? 'registry';
+    const why = e.message.startsWith(`${field}: `) ? e.message.slice(field.length + 2) : e.message;
+    return errors.registryInvalid(file, field, why, e.offset);
+  }
+  return e;
+}
+
+/**
+ * Decode and verify `AssetRegistry.bin`. `file` names the source in errors (for a registry read
+ * out of a pak, pass e.g. `Main.pak:/AssetRegistry.bin`). Requires `initHash()`.
+ * Throws REGISTRY_INVALID naming the field and offset.
+ */
+export function decodeCookedRegistry(bytes: Uint8Array, file: string): CookedRegistry {
+  if (bytes.byteLength < 12 + 4 + TRAILER_BYTES) {
+    throw errors.registryInvalid(file, 'header', `needs at least ${12 + 4 + TRAILER_BYTES} bytes but the file is ${bytes.byteLength}`, 0);
+  }
+  const bodyEnd = bytes.byteLength - TRAILER_BYTES;
+  const stored = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(bodyEnd, true);
+  const actual = xxh64(bytes.subarray(0, bodyEnd));
+  if (stored !== actual) {
+    throw errors.registryInvalid(file, 'xxh64', `contents hash to ${hashHex(actual)}, trailer says ${hashHex(stored)}`, bodyEnd);
+  }
+  const r = new BinaryReader(bytes.subarray(0, bodyEnd), file, 0, bytes.byteLength);
+  try {
+    const magic = r.u32('magic');
+    if (magic !== REGISTRY_MAGIC) r.fail('magic', `0x${magic.toString(16).padStart(8, '0')} is not LREG`, 0);
+    const version = r.u32('version');
+    if (version !== REGISTRY_VERSION) r.fail('version', `version ${version} is not supported (this reads ${REGISTRY_VERSION})`, 4);
+    const assetCount = checkedCount(r, 'assetCount', MIN_ASSET_BYTES, 4);
+    const assets: CookedRegistryAsset[] = new Array(assetCount);
+    let prev = '';
+    for (let i = 0; i < assetCount; i++) {
+      const f = `asset[${i}]`;
+      const at = r.pos;
+      const guid = r.guid(`${f}.guid`);
+      if (i > 0 && guid <= prev) r.fail(`${f}.guid`, guid === prev ? `duplicate GUID ${guid}` : `${guid} is not sorted after ${prev}`, at);
+      prev = guid;
+      const name = readFName(r, `${f}.assetName`, 2);
+      const className = readFName(r, `${f}.className`, 2);
+      const packagePath = r.fstring(`${f}.packagePath`);
+      const flags = r.u32(`${f}.assetFlags`);
+      const depCount = checkedCount(r, `${f}.dependencyCount`, DEPENDENCY_BYTES, 4);
+      const dependencies: Array<{ guid: string; type: DependencyType }> = new Array(depCount);
+      for (let d = 0; d < depCount; d++) {
+        const dg = r.guid(`${f}.dependency[${d}].guid`);
+        const tAt = r.pos;
+        const type = r.u8(`${f}.dependency[${d}].type`);
+        if (type !== 0 && type !== 1) r.fail(`${f}.dependency[${d}].type`, `dependency type ${type} is neither 0 (Hard) nor 1 (Soft)`, tAt);
+        dependencies[d] = { guid: dg, type: type as DependencyType };
+      }
+      assets[i] = { guid, name, className, packagePath, flags, dependencies };
+    }
+    const textCount = checkedCount(r, 'textAssetCount', MIN_TEXT_BYTES, 0);
+    const textAssets: CookedRegistryText[] = new Array(textCount);
+    const seen = new Set<string>();
+    for (let i = 0; i < textCount; i++) {
+      const at = r.pos;
+      const guid = r.guid(`textAsset[${i}].guid`);
+      if (seen.has(guid)) r.fail(`textAsset[${i}].guid`, `duplicate GUID ${guid}`, at);
+      seen.add(guid);
+      textAssets[i] = { guid, path: r.fstring(`textAsset[${i}].path`) };
+    }
+    if (r.remaining !== 0) r.fail('textAssetCount', `${r.remaining} bytes follow the last text asset`, r.pos);
+    return { assets, textAssets };
+  } catch (e) {
+    throw asRegistryError(e, file);
+  }
+}
+
+/** Read a u32 count and check `count * minBytes` fits in what is left (after `reserve` more bytes). */
+function checkedCount(r: BinaryReader, field: string, minBytes: number, reserve: number): number {
+  const at = r.pos;
+  const n = r.u32(field);
+  if (n * minBytes > r.remaining - reserve) {
+    r.fail(field, `${n} entries need at least ${n * minBytes} bytes, ${Math.max(0, r.remaining - reserve)} remain`, at);
+  }
+  return n;
+}
