@@ -1,0 +1,298 @@
+/**
+ * `lumina-cook pak ls|cat|extract|verify|diff` and `lumina-cook patch`, as yargs command modules
+ * over plain functions (which tests and other tools call directly). Handlers print to stdout and
+ * throw LuminaError on user errors; the CLI entry formats those and sets the exit code.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { errors, isLuminaError, type LuminaLog } from '../src/errors.js';
+import { writeFileAtomic } from '../src/util/atomicWrite.js';
+import { hashHex } from '../src/util/hash.js';
+import { PakReader } from './PakReader.js';
+import { MountedPaks } from './MountedPaks.js';
+import { diffPaks, type PakDiff } from './diffPaks.js';
+import { buildPatchPak } from './buildPatch.js';
+import { collectSources } from './collectSources.js';
+import { readReleaseManifest } from './releaseManifest.js';
+
+/** What a command produced: `data` for --json, `text` for people. */
+export interface CommandOutput<T> {
+  data: T;
+  text: string;
+}
+
+const METHOD_NAMES = ['stored', 'deflate', 'tombstone'] as const;
+
+export interface LsPak {
+  file: string;
+  mountPoint: string;
+  priority: number;
+  patch: boolean;
+  baseTocHash: string;
+  tocHash: string;
+  entries: { path: string; method: string; rawSize: number; storedSize: number; xxh64: string }[];
+}
+
+/** The TOC of each pak. */
+export async function pakLs(paks: readonly string[]): Promise<CommandOutput<LsPak[]>> {
+  const data: LsPak[] = [];
+  const lines: string[] = [];
+  for (const file of paks) {
+    const pak = await PakReader.open(file);
+    try {
+      const d: LsPak = {
+        file,
+        mountPoint: pak.toc.mountPoint,
+        priority: pak.toc.priority,
+        patch: pak.isPatch,
+        baseTocHash: hashHex(pak.toc.baseTocHash),
+        tocHash: hashHex(pak.tocHash),
+        entries: pak.entries.map((e) => ({ path: e.path, method: METHOD_NAMES[e.method], rawSize: e.rawSize, storedSize: e.storedSize, xxh64: hashHex(e.xxh64) })),
+      };
+      data.push(d);
+      lines.push(
+        `# ${file}: ${d.entries.length} entries, mount ${d.mountPoint}, priority ${d.priority}, toc ${d.tocHash}${d.patch ? `, patch of ${d.baseTocHash}` : ''}`,
+      );
+      for (const e of d.entries) lines.push(`${e.method.padEnd(9)} ${String(e.rawSize).padStart(12)} ${String(e.storedSize).padStart(12)} ${e.xxh64} ${e.path}`);
+    } finally {
+      await pak.close();
+    }
+  }
+  return { data, text: lines.join('\n') + '\n' };
+}
+
+/** The raw bytes of a virtual path (mount point applied) as the given paks resolve it. */
+export async function pakCat(paks: readonly string[], virtualPath: string): Promise<Uint8Array> {
+  const m = await MountedPaks.mount(paks);
+  try {
+    return await m.read(virtualPath);
+  } finally {
+    await m.close();
+  }
+}
+
+/**
+ * Write every live path of the mounted paks under `outDir` (atomically, one file at a time).
+ * A path that would land outside `outDir`, also through a symlinked folder inside it, is refused.
+ */
+export async function pakExtract(paks: readonly string[], outDir: string): Promise<CommandOutput<{ files: number; bytes: number; out: string }>> {
+  const root = path.resolve(outDir);
+  await fsp.mkdir(root, { recursive: true });
+  const realRoot = await fsp.realpath(root);
+  const m = await MountedPaks.mount(paks);
+  let files = 0;
+  let bytes = 0;
+  try {
+    for (const p of await m.list()) {
+      const hit = m.pakEntry(p)!;
+      const target = path.resolve(root, ...p.slice(1).split('/'));
+      const inside = (r: string, t: string) => {
+        const rel = path.relative(r, t);
+        return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+      };
+      if (!inside(root, target)) throw errors.pakPathInvalid(hit.pak.file, p, 'escapes the output folder');
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      const realParent = await fsp.realpath(path.dirname(target));
+      if (realParent !== realRoot && !inside(realRoot, realParent)) throw errors.pakPathInvalid(hit.pak.file, p, 'escapes the output folder through a symlink');
+      const raw = await m.read(p);
+      await writeFileAtomic(target, raw);
+      files++;
+      bytes += raw.byteLength;
+    }
+  } finally {
+    await m.close();
+  }
+  return { data: { files, bytes, out: root }, text: `extracted ${files} files (${bytes} bytes) to ${root}\n` };
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  paks: { file: string; ok: boolean; entries?: number; rawBytes?: number; error?: LuminaLog }[];
+}
+
+/** Check every hash of every pak; each failed pak reports its first bad entry (or its bad header/TOC). */
+export async function pakVerify(paks: readonly string[]): Promise<CommandOutput<VerifyReport> & { firstError?: Error }> {
+  const report: VerifyReport = { ok: true, paks: [] };
+  const lines: string[] = [];
+  let firstError: Error | undefined;
+  for (const file of paks) {
+    let pak: PakReader | undefined;
+    try {
+      pak = await PakReader.open(file);
+      const r = await pak.verify();
+      report.paks.push({ file, ok: true, entries: r.entries, rawBytes: r.rawBytes });
+      lines.push(`ok   ${file}: ${r.entries} entries, ${r.rawBytes} raw bytes`);
+    } catch (e) {
+      if (!isLuminaError(e)) throw e;
+      report.ok = false;
+      firstError ??= e;
+      report.paks.push({ file, ok: false, error: e.toLog() });
+      lines.push(`BAD  ${file}: [${e.code}] ${e.message}`);
+    } finally {
+      await pak?.close();
+    }
+  }
+  const out: CommandOutput<VerifyReport> & { firstError?: Error } = { data: report, text: lines.join('\n') + '\n' };
+  if (firstError) out.firstError = firstError;
+  return out;
+}
+
+/** Added, changed and removed virtual paths from the `base` set to the `target` set. */
+export async function pakDiff(base: readonly string[], target: readonly string[]): Promise<CommandOutput<PakDiff>> {
+  const d = await diffPaks(base, target);
+  const lines = [...d.added.map((p) => `+ ${p}`), ...d.changed.map((p) => `M ${p}`), ...d.removed.map((p) => `- ${p}`)];
+  lines.push(`${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} removed`);
+  return { data: d, text: lines.join('\n') + '\n' };
+}
+
+export interface PatchOutput {
+  file: string;
+  added: string[];
+  changed: string[];
+  removed: string[];
+  unchanged: number;
+  priority: number;
+  baseTocHash: string;
+  tocHash: string;
+}
+
+/** Build a patch pak from the cooked tree `cookedDir` (the new full content) against a release. */
+export async function runPatch(opts: { base: string; cookedDir: string; out: string; mountPoint?: string }): Promise<CommandOutput<PatchOutput>> {
+  const base = await readReleaseManifest(opts.base);
+  const s = await buildPatchPak({ base, entries: await collectSources(opts.cookedDir), out: opts.out, mountPoint: opts.mountPoint });
+  const data: PatchOutput = { ...s, baseTocHash: hashHex(s.baseTocHash), tocHash: hashHex(s.tocHash) };
+  const text =
+    `patch ${s.file} against "${base.name}" (base ${data.baseTocHash}), priority ${s.priority}: ` +
+    `${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} removed, ${s.unchanged} unchanged\n`;
+  return { data, text };
+}
+
+function print<T>(out: CommandOutput<T>, json: boolean | undefined): void {
+  process.stdout.write(json ? JSON.stringify(out.data, null, 2) + '\n' : out.text);
+}
+
+interface JsonArg {
+  json?: boolean;
+}
+
+const withJson = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', describe: 'print JSON', default: false });
+
+const lsCommand: CommandModule<object, JsonArg & { paks: string[] }> = {
+  command: 'ls <paks..>',
+  describe: 'list the entries of each pak',
+  builder: (y) => withJson(y).positional('paks', { type: 'string', array: true, demandOption: true }) as unknown as Argv<JsonArg & { paks: string[] }>,
+  handler: async (a) => print(await pakLs(a.paks), a.json),
+};
+
+const catCommand: CommandModule<object, { pak: string; path: string; with?: string[] }> = {
+  command: 'cat <pak> <path>',
+  describe: 'write the raw bytes of a virtual path to stdout',
+  builder: (y) =>
+    y
+      .positional('pak', { type: 'string', demandOption: true })
+      .positional('path', { type: 'string', demandOption: true, describe: 'virtual path, e.g. /Game/Maps/Main.lasset' })
+      .option('with', { type: 'string', array: true, describe: 'more paks to mount with it (patches, chunks)' }) as unknown as Argv<{
+      pak: string;
+      path: string;
+      with?: string[];
+    }>,
+  handler: async (a) => {
+    const raw = await pakCat([a.pak, ...(a.with ?? [])], a.path);
+    await new Promise<void>((resolve, reject) => process.stdout.write(raw, (e) => (e ? reject(e) : resolve())));
+  },
+};
+
+const extractCommand: CommandModule<object, JsonArg & { paks: string[]; out: string }> = {
+  command: 'extract <paks..>',
+  describe: 'write every path the paks resolve to files under --out',
+  builder: (y) =>
+    withJson(y)
+      .positional('paks', { type: 'string', array: true, demandOption: true })
+      .option('out', { type: 'string', demandOption: true, describe: 'output folder' }) as unknown as Argv<JsonArg & { paks: string[]; out: string }>,
+  handler: async (a) => print(await pakExtract(a.paks, a.out), a.json),
+};
+
+const verifyCommand: CommandModule<object, JsonArg & { paks: string[] }> = {
+  command: 'verify <paks..>',
+  describe: 'check every hash; fails with the first bad entry',
+  builder: (y) => withJson(y).positional('paks', { type: 'string', array: true, demandOption: true }) as unknown as Argv<JsonArg & { paks: string[] }>,
+  handler: async (a) => {
+    const r = await pakVerify(a.paks);
+    if (a.json || r.data.ok) print(r, a.json);
+    else process.stdout.write(r.text.split('\n').filter((l) => l.startsWith('ok ')).map((l) => l + '\n').join(''));
+    if (!r.data.ok) {
+      // With --json the report is the output; without it the CLI entry prints the first error.
+      if (a.json) process.exitCode = 1;
+      else throw r.firstError;
+    }
+  },
+};
+
+const diffCommand: CommandModule<object, JsonArg & { a?: string; b?: string; base?: string[]; target?: string[] }> = {
+  command: 'diff [a] [b]',
+  describe: 'paths added, changed and removed from pak a to pak b (or from the --base set to the --target set)',
+  builder: (y) =>
+    withJson(y)
+      .positional('a', { type: 'string' })
+      .positional('b', { type: 'string' })
+      .option('base', { type: 'string', array: true, describe: 'paks of the old set' })
+      .option('target', { type: 'string', array: true, describe: 'paks of the new set' })
+      .example('$0 pak diff v1.pak v2.pak', '')
+      .example('$0 pak diff --base Main.pak Chunk1.pak --target Main.pak Chunk1.pak Patch.pak', '') as unknown as Argv<
+      JsonArg & { a?: string; b?: string; base?: string[]; target?: string[] }
+    >,
+  handler: async (a) => {
+    const base = [...(a.a !== undefined ? [a.a] : []), ...(a.base ?? [])];
+    const target = [...(a.b !== undefined ? [a.b] : []), ...(a.target ?? [])];
+    if (base.length === 0 || target.length === 0) throw errors.usage('pak diff needs two paks, or --base <paks..> and --target <paks..>');
+    print(await pakDiff(base, target), a.json);
+  },
+};
+
+/** `pak <subcommand>`: register with `yargs.command(pakCommand)`. */
+export const pakCommand: CommandModule = {
+  command: 'pak <command>',
+  describe: 'inspect, extract, verify and diff paks',
+  builder: (y) =>
+    y
+      .command(lsCommand as unknown as CommandModule)
+      .command(catCommand as unknown as CommandModule)
+      .command(extractCommand as unknown as CommandModule)
+      .command(verifyCommand as unknown as CommandModule)
+      .command(diffCommand as unknown as CommandModule)
+      .demandCommand(1),
+  handler: () => {},
+};
+
+interface PatchArgs extends JsonArg {
+  base: string;
+  out: string;
+  cooked?: string;
+  mountPoint?: string;
+}
+
+/**
+ * `patch --base <release folder or release.json> --out <patch.pak>`. `cook` runs the cook and
+ * resolves with the cooked folder (the CLI entry passes the cook pipeline here); without it the
+ * command packs the existing `--cooked` folder (default Saved/Cooked).
+ */
+export function makePatchCommand(cook?: (argv: PatchArgs) => Promise<string>): CommandModule {
+  const mod: CommandModule<object, PatchArgs> = {
+    command: 'patch',
+    describe: 'cook the current content and write a patch pak against a release',
+    builder: (y) =>
+      withJson(y)
+        .option('base', { type: 'string', demandOption: true, describe: 'release folder or its release.json' })
+        .option('out', { type: 'string', demandOption: true, describe: 'patch pak to write' })
+        .option('cooked', { type: 'string', describe: 'cooked folder to pack (default Saved/Cooked)' })
+        .option('mount-point', { type: 'string', default: '/' }) as unknown as Argv<PatchArgs>,
+    handler: async (a) => {
+      const cookedDir = cook ? await cook(a) : (a.cooked ?? path.join('Saved', 'Cooked'));
+      print(await runPatch({ base: a.base, cookedDir, out: a.out, mountPoint: a.mountPoint }), a.json);
+    },
+  };
+  return mod as unknown as CommandModule;
+}
+
+export const patchCommand: CommandModule = makePatchCommand();
