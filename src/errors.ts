@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'COOK_FAILED'
   | 'COOK_NO_ROOTS'
   | 'COOKED_INVALID'
+  | 'DAEMON_RUNNING'
   | 'DAEMON_UNAVAILABLE'
   | 'DEPENDENCY_MISSING'
   | 'DUPLICATE_GUID'
@@ -136,6 +137,11 @@ export const errors = {
     }),
   cookedInvalid: (file: string, field: string, why: string, offset?: number) =>
     make('COOKED_INVALID', `${field}: ${why}`, { file, field, offset }),
+  daemonRunning: (file: string, pid: number) =>
+    make('DAEMON_RUNNING', `a watch daemon (pid ${pid}) is already running for this project`, {
+      file,
+      hint: 'stop it first (lumina-cook daemon stop), or remove daemon.json if that pid is not a daemon',
+    }),
   daemonUnavailable: (file: string, why: string) => make('DAEMON_UNAVAILABLE', why, { file }),
   dependencyMissing: (referrer: string, guid: string) =>
     make('DEPENDENCY_MISSING', `references ${guid}, which no mounted asset has`, { file: referrer }),
