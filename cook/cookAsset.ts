@@ -28,6 +28,8 @@ export interface AssetCookResult {
   error?: LuminaError;
   /** The cooked file, absolute; absent when failed. */
   output?: string;
+  /** Identifies the output's bytes (hash and size), for pak fingerprints; absent when failed. */
+  identity?: string;
   bytesIn: number;
   bytesOut: number;
   strippedExports: number;
@@ -115,7 +117,7 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
     const texture = pkg.exports.some((e) => e.className === TEXTURE_CLASS);
     const lckd = await encodeCooked(cooked.raw, { level: ctx.compressionLevel });
     await writeOutput(output, lckd);
-    ctx.cache.set(record.guid, {
+    const entry = ctx.cache.set(record.guid, {
       contentHash,
       settingsHash: settingsFor(texture),
       cookedFile: record.virtualPath.slice(1),
@@ -131,6 +133,7 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
       status: 'cooked',
       reason: check.reason,
       output,
+      identity: identityOf(entry),
       bytesIn: source.byteLength,
       bytesOut: lckd.byteLength,
       strippedExports: cooked.strippedExports,
@@ -145,7 +148,7 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
         await writeOutput(output, lckd);
         // Not cached: the next cook tries again, so a fixed tool or setting takes effect.
         ctx.cache.delete(record.guid);
-        return { status: 'verbatim', reason: check.reason, error, output, bytesIn: source.byteLength, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0 };
+        return { status: 'verbatim', reason: check.reason, error, output, identity: `verbatim:${contentHash}:${lckd.byteLength}`, bytesIn: source.byteLength, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0 };
       } catch (e2) {
         return { status: 'failed', reason: check.reason, error: asCookError(e2, record.file), bytesIn: source.byteLength, bytesOut: 0, strippedExports: 0, nulledRefs: 0 };
       }
@@ -164,7 +167,7 @@ export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext):
     const source = await readSource(record.file);
     await writeOutput(output, source);
     const h = hashHex(xxh64(source));
-    ctx.cache.set(record.guid, {
+    const entry = ctx.cache.set(record.guid, {
       contentHash: h,
       settingsHash: TEXT_SETTINGS,
       cookedFile: record.virtualPath.slice(1),
@@ -176,12 +179,16 @@ export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext):
       nulledRefs: 0,
       texture: false,
     });
-    return { status: 'cooked', reason: check.reason, output, bytesIn: source.byteLength, bytesOut: source.byteLength, strippedExports: 0, nulledRefs: 0 };
+    return { status: 'cooked', reason: check.reason, output, identity: identityOf(entry), bytesIn: source.byteLength, bytesOut: source.byteLength, strippedExports: 0, nulledRefs: 0 };
   } catch (e) {
     return { status: 'failed', reason: check.reason, error: asCookError(e, record.file), bytesIn: 0, bytesOut: 0, strippedExports: 0, nulledRefs: 0 };
   }
 }
 
+function identityOf(e: CacheEntry): string {
+  return `${e.xxh64}:${e.rawSize}:${e.cookedSize}`;
+}
+
 function fromEntry(e: CacheEntry, output: string): AssetCookResult {
-  return { status: 'cached', output, bytesIn: e.sourceSize, bytesOut: e.cookedSize, strippedExports: e.strippedExports, nulledRefs: e.nulledRefs };
+  return { status: 'cached', output, identity: identityOf(e), bytesIn: e.sourceSize, bytesOut: e.cookedSize, strippedExports: e.strippedExports, nulledRefs: e.nulledRefs };
 }

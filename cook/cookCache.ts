@@ -57,6 +57,7 @@ export interface PakRecord {
   /** Hash of everything that goes into the pak (entry paths and content identities, options). */
   fingerprint: string;
   size: number;
+  entries: number;
 }
 
 interface Manifest {
@@ -131,7 +132,7 @@ export class CookCache {
       }
       const cache = new CookCache(file, cookedDir, entries);
       for (const [chunk, p] of Object.entries(m.paks ?? {})) {
-        if (p && typeof p.fingerprint === 'string' && typeof p.size === 'number') cache.paks.set(chunk, p);
+        if (p && typeof p.fingerprint === 'string' && typeof p.size === 'number' && typeof p.entries === 'number') cache.paks.set(chunk, p);
       }
       return { cache };
     } catch (e) {

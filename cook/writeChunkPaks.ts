@@ -1,0 +1,123 @@
+/**
+ * One pak per chunk, `Saved/Paks/<Chunk>.pak` (Main first), each holding its chunk's cooked
+ * packages and text assets plus `/AssetRegistry.bin`, and a listing `<Chunk>.contents.txt` beside
+ * it. The registry in every pak is the same bytes: the registry of ALL cooked assets.
+ *
+ * A pak whose inputs did not change (same entry paths, same output identities, same options) and
+ * whose file is still there with the recorded size is not rewritten: a no-op re-cook copies
+ * nothing. Paks of chunks that no longer exist are removed (only files this cook wrote, known by
+ * their contents listing, so a hand-placed patch pak is never touched).
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { ProjectConfig } from '../config/index.js';
+import { errors } from '../src/errors.js';
+import type { ProgressBus } from '../src/log/events.js';
+import { writeFileAtomic } from '../src/util/atomicWrite.js';
+import { hashHex, hashString, xxh64 } from '../src/util/hash.js';
+import { entryPathUnder } from '../pak/pakFormat.js';
+import { writePak, type PakSource } from '../pak/writePak.js';
+import type { AssetCookResult } from './cookAsset.js';
+import { canonicalJson, type CookCache } from './cookCache.js';
+import type { CookPlan } from './planCook.js';
+
+export const CONTENTS_SUFFIX = '.contents.txt';
+
+export interface PakOutput {
+  chunk: string;
+  file: string;
+  contents: string;
+  entries: number;
+  bytes: number;
+  /** False when the pak was already up to date. */
+  written: boolean;
+}
+
+export interface ChunkPakInput {
+  config: ProjectConfig;
+  plan: CookPlan;
+  results: ReadonlyMap<string, AssetCookResult>;
+  registryBytes: Uint8Array;
+  cache: CookCache;
+  bus: ProgressBus;
+}
+
+const METHOD_NAMES = ['stored', 'deflate', 'tombstone'] as const;
+
+/** Write (or keep) every chunk's pak; remove paks of chunks that are gone. */
+export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]> {
+  const { config, plan, results, registryBytes, cache, bus } = input;
+  const mountPoint = config.paks.mountPoint;
+  const under = (virtualPath: string): string => {
+    const p = entryPathUnder(mountPoint, virtualPath);
+    if (p === undefined) throw errors.configInvalid(config.configFile, 'paks.mountPoint', `"${mountPoint}" does not contain ${virtualPath}`);
+    return p;
+  };
+  const registryIdentity = hashHex(xxh64(registryBytes));
+  const outputs: PakOutput[] = [];
+  for (const chunk of plan.chunks) {
+    const sources: PakSource[] = [];
+    const identities: Array<[string, string]> = [];
+    const add = (s: PakSource, identity: string) => {
+      sources.push(s);
+      identities.push([s.path, identity]);
+    };
+    for (const a of plan.packages) {
+      if (a.chunk !== chunk) continue;
+      const r = results.get(a.record.guid)!;
+      add({ path: under(a.record.virtualPath), kind: 'cooked', file: r.output! }, r.identity!);
+    }
+    for (const a of plan.textAssets) {
+      if (a.chunk !== chunk) continue;
+      const r = results.get(a.record.guid)!;
+      add({ path: under(a.record.virtualPath), kind: 'file', file: r.output! }, r.identity!);
+    }
+    add({ path: under('/AssetRegistry.bin'), kind: 'bytes', data: registryBytes }, registryIdentity);
+    identities.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+    const fingerprint = hashString(
+      canonicalJson({ v: 1, mountPoint, priority: config.paks.priority, level: config.cook.compressionLevel, entries: identities }),
+    );
+    const file = path.join(config.paksDir, `${chunk}.pak`);
+    const contents = path.join(config.paksDir, `${chunk}${CONTENTS_SUFFIX}`);
+    const key = `${chunk}.pak`;
+    const prev = cache.getPak(key);
+    if (prev && prev.fingerprint === fingerprint && (await sizeOf(file)) === prev.size && (await sizeOf(contents)) !== undefined) {
+      outputs.push({ chunk, file, contents, entries: prev.entries, bytes: prev.size, written: false });
+      continue;
+    }
+    const res = await writePak(file, sources, { mountPoint, priority: config.paks.priority, level: config.cook.compressionLevel });
+    const lines = [`# ${chunk}.pak: ${res.toc.entries.length} entries, mount point ${mountPoint}, priority ${config.paks.priority}`, '# method\trawSize\tstoredSize\txxh64\tpath'];
+    for (const e of res.toc.entries) lines.push(`${METHOD_NAMES[e.method]}\t${e.rawSize}\t${e.storedSize}\t${hashHex(e.xxh64)}\t${e.path}`);
+    await writeFileAtomic(contents, Buffer.from(lines.join('\n') + '\n', 'utf8'));
+    cache.setPak(key, { fingerprint, size: res.size, entries: res.toc.entries.length });
+    bus.emit({ type: 'PAK_WRITTEN', file, chunk, entries: res.toc.entries.length, bytes: res.size });
+    outputs.push({ chunk, file, contents, entries: res.toc.entries.length, bytes: res.size, written: true });
+  }
+  await removeStalePaks(config.paksDir, new Set(plan.chunks), cache);
+  return outputs;
+}
+
+async function sizeOf(file: string): Promise<number | undefined> {
+  try {
+    return (await fsp.stat(file)).size;
+  } catch {
+    return undefined;
+  }
+}
+
+async function removeStalePaks(dir: string, chunks: ReadonlySet<string>, cache: CookCache): Promise<void> {
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (!n.endsWith(CONTENTS_SUFFIX)) continue;
+    const chunk = n.slice(0, -CONTENTS_SUFFIX.length);
+    if (chunks.has(chunk)) continue;
+    await fsp.rm(path.join(dir, `${chunk}.pak`), { force: true });
+    await fsp.rm(path.join(dir, n), { force: true });
+    cache.setPak(`${chunk}.pak`, undefined);
+  }
+}
