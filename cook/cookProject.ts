@@ -115,9 +115,10 @@ export async function cookProject(opts: CookProjectOptions): Promise<CookSummary
   const scanStart = performance.now();
   let registry = opts.registry;
   if (!registry) {
-    const opened = await openProjectRegistry(config, { mintSidecars: !ci });
+    const opened = await openProjectRegistry(config, { mintSidecars: !ci, log });
     registry = opened.registry;
-    for (const p of opened.problems) report(p, ciSeverity);
+    // A content problem is a warning locally and an error under --ci; a rebuilt cache only ever warns.
+    for (const { severity, ...p } of opened.problems) report(p, severity === 'warning' ? 'warning' : ciSeverity);
   }
   const scanMs = performance.now() - scanStart;
   bus.emit({ type: 'END', phase: 'scan', ms: scanMs, ok: true });

@@ -1,61 +1,29 @@
 /**
  * The registry a cook runs against when the caller does not pass one (the watch daemon passes its
- * own, already warm). Interim: a one-shot, uncached scan built from the registry's walker and
- * record readers, until `AssetRegistry` lands; the cook only needs `RootLookup`.
+ * own, already warm): open the project's AssetRegistry (its cache makes a re-scan cheap) and scan.
  */
-import path from 'node:path';
 import type { ProjectConfig } from '../config/index.js';
-import { asLuminaError, errors, type LuminaError } from '../src/errors.js';
-import { readPackageRecord, readTextRecord } from '../src/registry/readAsset.js';
-import type { AssetRecord } from '../src/registry/types.js';
-import { walkMount, type WalkedFile } from '../src/registry/walkMount.js';
-import type { RootLookup } from './cookRoots.js';
+import type { ErrorCode, LuminaLog } from '../src/errors.js';
+import type { Logger } from '../src/log/logger.js';
+import { AssetRegistry } from '../src/registry/AssetRegistry.js';
+import type { ScanResult } from '../src/registry/types.js';
 
 export interface OpenedRegistry {
-  registry: RootLookup;
-  /** Files that could not become records (corrupt packages, missing sidecars, duplicate GUIDs). */
-  problems: LuminaError[];
+  registry: AssetRegistry;
+  scan: ScanResult;
+  /** Scan problems (corrupt packages, missing sidecars, duplicate GUIDs) with their severity. */
+  problems: Array<LuminaLog & { severity: 'error' | 'warning' }>;
 }
 
-/** Scan every enabled mount of the project. `mintSidecars` is false under --ci. */
-export async function openProjectRegistry(config: ProjectConfig, opts: { mintSidecars: boolean }): Promise<OpenedRegistry> {
-  const problems: LuminaError[] = [];
-  const files: Array<WalkedFile & { mount: string }> = [];
-  const dirs = new Set(config.mounts.map((m) => path.resolve(m.dir)));
-  for (const m of config.mounts) {
-    const skipDirs = new Set([...dirs].filter((d) => d !== path.resolve(m.dir)));
-    await walkMount(m.dir, m.alias, {
-      skipDirs,
-      onFile: (f) => files.push({ ...f, mount: m.alias }),
-      onProblem: (p) => problems.push(asLuminaError(p.error, p.file, 'read')),
-    });
-  }
-  files.sort((a, b) => (a.virtualPath < b.virtualPath ? -1 : a.virtualPath > b.virtualPath ? 1 : 0));
-  const records: AssetRecord[] = [];
-  await Promise.all(
-    files.map(async (f) => {
-      try {
-        const at = { file: f.file, virtualPath: f.virtualPath, mount: f.mount };
-        records.push(f.kind === 'package' ? await readPackageRecord(at, f.stat) : (await readTextRecord(at, f.stat, opts.mintSidecars)).record);
-      } catch (e) {
-        problems.push(asLuminaError(e, f.file, 'read'));
-      }
-    }),
-  );
-  records.sort((a, b) => (a.virtualPath < b.virtualPath ? -1 : 1));
-  const byGuid = new Map<string, AssetRecord>();
-  const byPath = new Map<string, AssetRecord>();
-  for (const r of records) {
-    const first = byGuid.get(r.guid);
-    if (first) {
-      problems.push(errors.duplicateGuid(r.guid, first.file, r.file));
-      continue;
-    }
-    byGuid.set(r.guid, r);
-    if (r.kind === 'package') byPath.set(r.packagePath, r);
-  }
-  return {
-    registry: { get: (g) => byGuid.get(g), all: () => byGuid.values(), byPackagePath: (p) => byPath.get(p) },
-    problems,
-  };
+/** Open and scan. `mintSidecars` is false under --ci: nothing is written into the source tree. */
+export async function openProjectRegistry(config: ProjectConfig, opts: { mintSidecars: boolean; log?: Logger }): Promise<OpenedRegistry> {
+  const registry = await AssetRegistry.open({ config, log: opts.log, mintSidecars: opts.mintSidecars });
+  const scan = await registry.scan();
+  const problems = scan.problems.map((p) => {
+    const l: LuminaLog & { severity: 'error' | 'warning' } = { code: p.code as ErrorCode, message: p.message, severity: p.severity ?? 'error' };
+    if (p.file !== undefined) l.file = p.file;
+    if (p.hint !== undefined) l.hint = p.hint;
+    return l;
+  });
+  return { registry, scan, problems };
 }
