@@ -94,12 +94,15 @@ export function formatSse(event: ProgressEvent): string {
 export class ControlServer {
   private readonly streams = new Set<http.ServerResponse>();
   private closing: Promise<void> | undefined;
+  private infoFile: string;
 
   private constructor(
     private readonly server: http.Server,
     readonly info: DaemonInfo,
     private readonly opts: ControlServerOptions,
-  ) {}
+  ) {
+    this.infoFile = opts.infoFile;
+  }
 
   get port(): number {
     return this.info.port;
@@ -200,6 +203,18 @@ export class ControlServer {
   }
 
   /**
+   * Move daemon.json to another project (a project switch keeps the server, its port, token and
+   * event streams): the new file is written first, then the old one removed.
+   */
+  relocate(infoFile: string, project: string): void {
+    const old = this.infoFile;
+    this.info.project = project;
+    writeFileAtomicSync(infoFile, `${JSON.stringify(this.info, null, 2)}\n`, 0o600);
+    this.infoFile = infoFile;
+    if (old !== infoFile) removeIfOurs(old, this.info.token);
+  }
+
+  /**
    * Stop listening, end the event streams and remove daemon.json (only if it is still ours: a
    * newer daemon may have replaced it).
    */
@@ -211,13 +226,17 @@ export class ControlServer {
         this.server.close(() => resolve());
         this.server.closeAllConnections();
       });
-      try {
-        const now = JSON.parse(fs.readFileSync(this.opts.infoFile, 'utf8')) as Partial<DaemonInfo>;
-        if (now.token === this.info.token) fs.rmSync(this.opts.infoFile, { force: true });
-      } catch {
-        // Already gone or unreadable: nothing of ours to remove.
-      }
+      removeIfOurs(this.infoFile, this.info.token);
     })();
     return this.closing;
+  }
+}
+
+function removeIfOurs(file: string, token: string): void {
+  try {
+    const now = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<DaemonInfo>;
+    if (now.token === token) fs.rmSync(file, { force: true });
+  } catch {
+    // Already gone or unreadable: nothing of ours to remove.
   }
 }

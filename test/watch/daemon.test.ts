@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ProgressEvent } from '../../src/log/events.js';
+import { Daemon } from '../../watch/Daemon.js';
+import { DEV_PAK_NAME } from '../../watch/DevPak.js';
+import { tempDir, waitFor } from './helpers.js';
+import { G, makeProject, readShipped, savePackage, shippedHas, type TestProject } from './project.js';
+
+describe('Daemon end to end', () => {
+  let daemon: Daemon | undefined;
+  let root: string | undefined;
+  afterEach(async () => {
+    await daemon?.stop();
+    daemon = undefined;
+    if (root) await fsp.rm(root, { recursive: true, force: true });
+  });
+
+  async function start(opts: { consolidateAfterMs?: number } = {}): Promise<{ p: TestProject; events: ProgressEvent[] }> {
+    root = await tempDir();
+    const p = await makeProject(root);
+    daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: opts.consolidateAfterMs ?? 0 });
+    const events: ProgressEvent[] = [];
+    daemon.bus.on((e) => events.push(e));
+    return { p, events };
+  }
+
+  const batchEnds = (events: ProgressEvent[]) => events.filter((e) => e.type === 'BATCH_END');
+
+  it('cooks at start, then re-cooks only an edited package into the dev pak', async () => {
+    const { p, events } = await start();
+    expect(fs.existsSync(path.join(p.paks, 'Main.pak'))).toBe(true);
+    expect(fs.existsSync(path.join(p.paks, DEV_PAK_NAME))).toBe(false);
+    expect(await shippedHas(p.paks, '/Game/Meshes/Rock.lasset', 'rock-v1')).toBe(true);
+    expect(await shippedHas(p.paks, '/Game/UI/Menu.rml', 'menu-v1')).toBe(true);
+
+    await savePackage(path.join(p.content, 'Meshes', 'Rock.lasset'), 'Rock', G.rock, 'rock-v2');
+    await waitFor(() => shippedHas(p.paks, '/Game/Meshes/Rock.lasset', 'rock-v2'), 'rock-v2 in the paks');
+    await daemon!.whenIdle();
+    expect(fs.existsSync(path.join(p.paks, DEV_PAK_NAME))).toBe(true);
+    // Main imports Rock by GUID: its cooked bytes did not change, so it is not re-cooked.
+    expect(events.filter((e) => e.type === 'COOK_START').map((e) => (e as { asset: string }).asset)).toEqual(['/Game/Meshes/Rock.lasset']);
+    expect(batchEnds(events)).toEqual([{ type: 'BATCH_END', batch: 1, ms: expect.any(Number), ok: true, changed: 1, removed: 0, cooked: 1 }]);
+    expect(daemon!.status()).toMatchObject({ state: 'idle', queue: 0, batches: 1, lastCook: { id: 'batch-1', kind: 'batch', ok: true } });
+
+    // A text asset edited in place.
+    await fsp.writeFile(path.join(p.content, 'UI', 'Menu.rml'), '<rml>menu-v2</rml>');
+    await waitFor(() => shippedHas(p.paks, '/Game/UI/Menu.rml', 'menu-v2'), 'menu-v2 in the paks');
+  });
+
+  it('ships a newly referenced package, and a deletion removes it from registry and paks', async () => {
+    const { p } = await start();
+    await savePackage(path.join(p.content, 'Meshes', 'Tree.lasset'), 'Tree', G.tree, 'tree-v1');
+    await savePackage(path.join(p.content, 'Maps', 'Main.lasset'), 'Main', G.main, 'main-v2', [G.rock, G.tree]);
+    await waitFor(() => shippedHas(p.paks, '/Game/Meshes/Tree.lasset', 'tree-v1'), 'tree in the paks');
+    expect(await shippedHas(p.paks, '/Game/Maps/Main.lasset', 'main-v2')).toBe(true);
+
+    await fsp.rm(path.join(p.content, 'Meshes', 'Tree.lasset'));
+    await savePackage(path.join(p.content, 'Maps', 'Main.lasset'), 'Main', G.main, 'main-v3', [G.rock]);
+    await waitFor(async () => (await readShipped(p.paks, '/Game/Meshes/Tree.lasset')) === undefined, 'tree gone from the paks');
+    // chokidar reports an unlink ~100 ms late (its atomic-save window), maybe after the paks changed.
+    await waitFor(() => daemon!.registry.get(G.tree) === undefined, 'tree gone from the registry');
+    expect(await shippedHas(p.paks, '/Game/Maps/Main.lasset', 'main-v3')).toBe(true);
+  });
+
+  it('a rename moves the entry: the old path is gone, the new one ships the same GUID', async () => {
+    const { p } = await start();
+    const ui = path.join(p.content, 'UI');
+    await fsp.rename(path.join(ui, 'Menu.rml.lmeta'), path.join(ui, 'Title.rml.lmeta'));
+    await fsp.rename(path.join(ui, 'Menu.rml'), path.join(ui, 'Title.rml'));
+    await waitFor(() => shippedHas(p.paks, '/Game/UI/Title.rml', 'menu-v1'), 'renamed text asset in the paks');
+    await waitFor(async () => (await readShipped(p.paks, '/Game/UI/Menu.rml')) === undefined, 'old path gone');
+    await daemon!.whenIdle();
+    expect(daemon!.registry.get(G.menu)?.virtualPath).toBe('/Game/UI/Title.rml');
+
+    // A package is renamed by its editor: new file (export renamed, same GUID), old file removed.
+    await savePackage(path.join(p.content, 'Meshes', 'Boulder.lasset'), 'Boulder', G.rock, 'rock-v1');
+    await fsp.rm(path.join(p.content, 'Meshes', 'Rock.lasset'));
+    await waitFor(() => shippedHas(p.paks, '/Game/Meshes/Boulder.lasset', 'rock-v1'), 'renamed package in the paks');
+    await waitFor(async () => (await readShipped(p.paks, '/Game/Meshes/Rock.lasset')) === undefined, 'old package path gone');
+    await daemon!.whenIdle();
+    expect(daemon!.registry.get(G.rock)?.virtualPath).toBe('/Game/Meshes/Boulder.lasset');
+  });
+
+  it('folds the dev pak back into the chunk paks when idle', async () => {
+    const { p } = await start({ consolidateAfterMs: 150 });
+    await savePackage(path.join(p.content, 'Meshes', 'Rock.lasset'), 'Rock', G.rock, 'rock-v2');
+    await waitFor(() => fs.existsSync(path.join(p.paks, DEV_PAK_NAME)), 'dev pak');
+    await waitFor(() => !fs.existsSync(path.join(p.paks, DEV_PAK_NAME)), 'dev pak folded', 20_000);
+    expect(await shippedHas(p.paks, '/Game/Meshes/Rock.lasset', 'rock-v2')).toBe(true);
+    expect(daemon!.status().lastCook).toMatchObject({ kind: 'full', ok: true });
+  });
+
+  it('POST /cook joins a queued full cook; stop removes daemon.json', async () => {
+    const { p } = await start();
+    const { url, token } = daemon!.control;
+    const post = () => fetch(`${url}/cook`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }).then((r) => r.json());
+    const [a, b] = await Promise.all([post(), post()]);
+    expect(a).toEqual({ id: 'cook-2', joined: false });
+    expect(b).toEqual({ id: 'cook-2', joined: true });
+    await daemon!.whenIdle();
+    expect(daemon!.status().lastCook).toMatchObject({ id: 'cook-2', kind: 'full', ok: true });
+    const info = path.join(p.dir, 'Intermediates', 'daemon.json');
+    expect(fs.existsSync(info)).toBe(true);
+    expect(await daemon!.stop()).toEqual({ finished: true });
+    expect(fs.existsSync(info)).toBe(false);
+  });
+
+  it('refuses to start a second daemon on the same project', async () => {
+    const { p } = await start();
+    await expect(Daemon.start({ projectDir: p.dir })).rejects.toMatchObject({
+      code: 'DAEMON_RUNNING',
+      message: `a watch daemon (pid ${process.pid}) is already running for this project`,
+    });
+  });
+
+  it('switching projects and back watches each mount once', async () => {
+    const { p, events } = await start();
+    const other = await makeProject(path.join(root!, 'Other'));
+    await daemon!.switchProject(other.dir);
+    expect(fs.existsSync(path.join(p.dir, 'Intermediates', 'daemon.json'))).toBe(false);
+    expect(JSON.parse(fs.readFileSync(path.join(other.dir, 'Intermediates', 'daemon.json'), 'utf8')).project).toBe(other.dir);
+    // The old project is no longer watched.
+    await savePackage(path.join(p.content, 'Meshes', 'Rock.lasset'), 'Rock', G.rock, 'rock-old-project');
+    await daemon!.switchProject(p.dir);
+    const before = batchEnds(events).length;
+    expect(daemon!.registry.size).toBe(3);
+    await savePackage(path.join(p.content, 'Meshes', 'Rock.lasset'), 'Rock', G.rock, 'rock-v9');
+    await waitFor(() => shippedHas(p.paks, '/Game/Meshes/Rock.lasset', 'rock-v9'), 'rock-v9');
+    await daemon!.whenIdle();
+    const after = batchEnds(events).slice(before);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({ changed: 1, cooked: 1 });
+    expect(daemon!.registry.size).toBe(3);
+  });
+});

@@ -1,0 +1,381 @@
+/**
+ * The watch daemon: keeps a project's paks current while its content is edited.
+ *
+ * Start-up: refuse when another live daemon owns the project, sweep temp files a killed run left,
+ * open the registry and scan, run a full cook (the cook cache makes it cheap; it rewrites only
+ * chunk paks whose inputs changed), drop the dev pak (the chunk paks now hold everything), then
+ * watch every mount and serve the control API.
+ *
+ * Per batch of file changes: `registry.updateFiles` once (one registry broadcast per batch), then
+ * IncrementalCook cooks what changed and rewrites `Saved/Paks/Dev.pak`. After a quiet period the
+ * dev pak is folded back into the chunk paks by a full cook and deleted.
+ *
+ * All work (batches, full cooks) runs one at a time through one chain, so a full cook and a batch
+ * never write the cook cache or the paks together.
+ *
+ * Crash safety rests on the writers: cooked files, the cook cache, paks and daemon.json are all
+ * temp + rename, and a cache entry is recorded only after its output is on disk. A kill at any
+ * moment leaves old or new files under final names; the next start sweeps the temps and its full
+ * cook reconciles paks with the sources.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { loadConfig, type ProjectConfig } from '../config/index.js';
+import { cookProject, type CookSummary } from '../cook/cookProject.js';
+import { errors, isLuminaError, type LuminaLog } from '../src/errors.js';
+import { ProgressBus } from '../src/log/events.js';
+import { silentLogger, type Logger } from '../src/log/logger.js';
+import { AssetRegistry } from '../src/registry/AssetRegistry.js';
+import { sweepTempFiles } from '../src/util/atomicWrite.js';
+import { ChangeBatcher, type ChangeBatch } from './ChangeBatcher.js';
+import { ControlServer, DAEMON_INFO_FILE, type DaemonStatus, type LastCook } from './controlServer.js';
+import { pidAlive } from './daemonClient.js';
+import { IncrementalCook } from './IncrementalCook.js';
+import { watchMounts, type MountWatcher } from './watcher.js';
+
+export interface DaemonOptions {
+  projectDir: string;
+  log?: Logger;
+  /** Shared across project switches; the SSE stream listens here. */
+  bus?: ProgressBus;
+  /** Overrides config.watch.debounceMs. */
+  debounceMs?: number;
+  /** Overrides config.watch.port (0: a free port). */
+  port?: number;
+  /** Fold the dev pak into the chunk paks after this much quiet time; 0 never. Default 5000. */
+  consolidateAfterMs?: number;
+  /** How long stop() waits for the in-flight batch before abandoning it. Default 10000. */
+  shutdownTimeoutMs?: number;
+}
+
+/** Everything that belongs to one project; replaced whole on a project switch. */
+interface Session {
+  config: ProjectConfig;
+  registry: AssetRegistry;
+  cook: IncrementalCook;
+  batcher: ChangeBatcher;
+  watcher: MountWatcher;
+}
+
+const MAX_ERRORS = 50;
+
+export class Daemon {
+  readonly bus: ProgressBus;
+  private readonly log: Logger;
+  private session!: Session;
+  private server!: ControlServer;
+  private state: DaemonStatus['state'] = 'starting';
+  private readonly startedAt = new Date().toISOString();
+  private chain: Promise<unknown> = Promise.resolve();
+  /** A full cook that is queued or running: POST /cook joins it. */
+  private fullCookPending: { id: string; started: boolean; done: Promise<CookSummary | undefined> } | undefined;
+  private cookSeq = 0;
+  private batches = 0;
+  private lastCook: LastCook | null = null;
+  private readonly recentErrors: LuminaLog[] = [];
+  private consolidateTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<{ finished: boolean }> | undefined;
+
+  private constructor(private readonly opts: DaemonOptions) {
+    this.log = opts.log ?? silentLogger;
+    this.bus = opts.bus ?? new ProgressBus();
+  }
+
+  /** Start a daemon on `projectDir`. Resolves once the first cook is done and events are live. */
+  static async start(opts: DaemonOptions): Promise<Daemon> {
+    const d = new Daemon(opts);
+    const config = d.loadProject(opts.projectDir);
+    const infoFile = path.join(config.intermediatesDir, DAEMON_INFO_FILE);
+    d.server = await ControlServer.start({
+      port: opts.port ?? config.watch.port,
+      infoFile,
+      project: config.projectDir,
+      bus: d.bus,
+      log: d.log,
+      status: () => d.status(),
+      triggerCook: () => d.triggerCook(),
+      shutdown: () => void d.stop(),
+    });
+    try {
+      d.session = await d.openSession(config);
+    } catch (e) {
+      await d.server.close();
+      throw e;
+    }
+    d.state = 'idle';
+    return d;
+  }
+
+  /** Port and token of the control API. */
+  get control(): { url: string; port: number; token: string } {
+    return { url: this.server.url, port: this.server.port, token: this.server.token };
+  }
+
+  get config(): ProjectConfig {
+    return this.session.config;
+  }
+
+  get registry(): AssetRegistry {
+    return this.session.registry;
+  }
+
+  private loadProject(projectDir: string): ProjectConfig {
+    const { config, warnings } = loadConfig(projectDir);
+    for (const w of warnings) this.log.warn({ file: config.configFile }, w);
+    const infoFile = path.join(config.intermediatesDir, DAEMON_INFO_FILE);
+    // A live pid with someone else's token owns the project (our own file is fine: a switch back).
+    const other = readInfo(infoFile);
+    if (other && other.token !== (this.server as ControlServer | undefined)?.token && pidAlive(other.pid)) throw errors.daemonRunning(infoFile, other.pid);
+    return config;
+  }
+
+  private async openSession(config: ProjectConfig): Promise<Session> {
+    await sweepProject(config, this.log);
+    const registry = await AssetRegistry.open({ config, log: this.log, mintSidecars: true });
+    const scan = await registry.scan();
+    this.bus.emit({ type: 'SCAN_END', assets: scan.assets, read: scan.read, cached: scan.cached, removed: scan.removed, ms: scan.ms });
+    for (const p of scan.problems) this.noteProblem(p);
+    const cook = new IncrementalCook({ config, registry, bus: this.bus, log: this.log });
+    const batcher = new ChangeBatcher({
+      debounceMs: this.opts.debounceMs ?? config.watch.debounceMs,
+      log: this.log,
+      handler: (b) => this.runBatch(b),
+    });
+    const session: Session = { config, registry, cook, batcher, watcher: undefined as unknown as MountWatcher };
+    this.session = session;
+    // The start-up cook also drops a dev pak a killed run left: the chunk paks now hold its content.
+    await this.enqueueFullCook('full').done;
+    // Watch only after the first cook: the cook mints sidecars, and those writes are not edits.
+    session.watcher = watchMounts({ roots: config.mounts.map((m) => m.dir), batcher, log: this.log });
+    await session.watcher.ready;
+    this.log.info({ project: config.projectDir, port: this.server.port, assets: scan.assets }, 'watching');
+    return session;
+  }
+
+  /** Run `fn` after all earlier work; failures are the caller's, the chain goes on. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  private noteError(log: LuminaLog): void {
+    this.recentErrors.push(log);
+    if (this.recentErrors.length > MAX_ERRORS) this.recentErrors.splice(0, this.recentErrors.length - MAX_ERRORS);
+  }
+
+  private noteProblem(p: { code: string; message: string; file?: string; severity?: 'error' | 'warning' }): void {
+    const log = { code: p.code, message: p.message, file: p.file } as LuminaLog;
+    if (p.severity === 'warning') this.bus.emit({ type: 'WARNING', log });
+    else {
+      this.noteError(log);
+      this.bus.emit({ type: 'ERROR', log });
+    }
+  }
+
+  private runBatch(batch: ChangeBatch): Promise<void> {
+    return this.exclusive(async () => {
+      if (this.stopping) return;
+      const s = this.session;
+      const t0 = performance.now();
+      const startedAt = new Date().toISOString();
+      const id = `batch-${batch.seq}`;
+      this.state = 'cooking';
+      this.clearConsolidate();
+      this.bus.emit({ type: 'BATCH_START', batch: batch.seq, files: batch.changes.length + batch.removedDirs.length });
+      let ok = false;
+      let summary: { changed: number; removed: number; cooked: number } = { changed: 0, removed: 0, cooked: 0 };
+      try {
+        let change = { added: [] as string[], changed: [] as string[], removed: [] as string[] };
+        const off = s.registry.onChange((c) => (change = c));
+        let scan;
+        try {
+          scan = await s.registry.updateFiles([...batch.changes.map((c) => c.file), ...batch.removedDirs]);
+        } finally {
+          off();
+        }
+        for (const p of scan.problems) this.noteProblem(p);
+        const r = await s.cook.runBatch();
+        for (const f of r.failed) this.noteError(f);
+        summary = { changed: change.added.length + change.changed.length, removed: change.removed.length, cooked: r.cooked };
+        ok = r.failed.length === 0;
+        this.log.info({ batch: batch.seq, files: batch.changes.length, ...summary, devPak: r.devPakWritten, ms: Math.round(performance.now() - t0) }, 'batch done');
+      } catch (e) {
+        const log = isLuminaError(e) ? e.toLog() : ({ code: 'IO_FAILED', message: String((e as Error)?.message ?? e) } as LuminaLog);
+        this.noteError(log);
+        this.bus.emit({ type: 'ERROR', log });
+        this.log.error({ code: log.code, file: log.file, batch: batch.seq }, log.message);
+      } finally {
+        const ms = performance.now() - t0;
+        this.batches++;
+        this.lastCook = { id, kind: 'batch', ok, startedAt, ms: Math.round(ms), summary };
+        this.bus.emit({ type: 'BATCH_END', batch: batch.seq, ms, ok, ...summary });
+        this.state = 'idle';
+        this.armConsolidate();
+      }
+    });
+  }
+
+  private clearConsolidate(): void {
+    if (this.consolidateTimer) clearTimeout(this.consolidateTimer);
+    this.consolidateTimer = undefined;
+  }
+
+  /** After a quiet period, fold the dev pak into the chunk paks. */
+  private armConsolidate(): void {
+    this.clearConsolidate();
+    const after = this.opts.consolidateAfterMs ?? 5000;
+    if (after <= 0 || this.stopping || this.session.cook.devPak.size === 0) return;
+    this.consolidateTimer = setTimeout(() => {
+      this.consolidateTimer = undefined;
+      if (this.session.batcher.busy || this.session.batcher.queued > 0) return this.armConsolidate();
+      void this.enqueueFullCook('full');
+    }, after);
+    this.consolidateTimer.unref();
+  }
+
+  /** POST /cook: start a full cook, or join the one queued or running. */
+  triggerCook(): { id: string; joined: boolean } {
+    if (this.fullCookPending) return { id: this.fullCookPending.id, joined: true };
+    return { id: this.enqueueFullCook('full').id, joined: false };
+  }
+
+  /** Resolves when the cook with this id (or the current one) is done. */
+  private enqueueFullCook(kind: 'full'): { id: string; done: Promise<CookSummary | undefined> } {
+    const id = `cook-${++this.cookSeq}`;
+    const pending = { id, started: false, done: undefined as unknown as Promise<CookSummary | undefined> };
+    this.fullCookPending = pending;
+    pending.done = this.exclusive(async () => {
+      pending.started = true;
+      if (this.stopping) return undefined;
+      const s = this.session;
+      const t0 = performance.now();
+      const startedAt = new Date().toISOString();
+      this.state = 'cooking';
+      this.clearConsolidate();
+      let summary: CookSummary | undefined;
+      let ok = false;
+      try {
+        summary = await cookProject({ config: s.config, registry: s.registry, log: this.log, bus: this.bus });
+        ok = summary.ok;
+        for (const p of summary.problems) if (p.severity === 'error') this.noteError(p);
+        // Only a cook that wrote the paks makes the dev pak redundant.
+        await s.cook.reset();
+        if (ok) await s.cook.devPak.clear();
+      } catch (e) {
+        const log = isLuminaError(e) ? e.toLog() : ({ code: 'COOK_FAILED', message: String((e as Error)?.message ?? e) } as LuminaLog);
+        this.noteError(log);
+        this.bus.emit({ type: 'ERROR', log });
+        this.log.error({ code: log.code, file: log.file }, log.message);
+        // Nothing to cook (no roots) still leaves text assets and edits to track.
+        await s.cook.reset().catch(() => {});
+      } finally {
+        if (this.fullCookPending === pending) this.fullCookPending = undefined;
+        this.lastCook = { id, kind, ok, startedAt, ms: Math.round(performance.now() - t0), summary: summary && brief(summary) };
+        this.state = 'idle';
+        this.armConsolidate();
+      }
+      return summary;
+    });
+    return pending;
+  }
+
+  status(): DaemonStatus {
+    const s = this.session as Session | undefined;
+    return {
+      state: this.stopping ? 'stopping' : this.state,
+      pid: process.pid,
+      project: s?.config.projectDir ?? this.opts.projectDir,
+      startedAt: this.startedAt,
+      queue: (s?.batcher.queued ?? 0) + (this.fullCookPending && !this.fullCookPending.started ? 1 : 0),
+      batches: this.batches,
+      lastCook: this.lastCook,
+      errors: [...this.recentErrors],
+    };
+  }
+
+  /** Resolves when no batch is pending or running and no full cook is queued (tests, bench). */
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      await this.session.batcher.idle();
+      await this.chain;
+      if (!this.session.batcher.busy && this.session.batcher.queued === 0 && !this.fullCookPending) return;
+    }
+  }
+
+  /**
+   * Switch to another project: the old watcher and batcher are closed (the in-flight batch
+   * finishes) before the new project's registry and watcher open, so no event is seen twice and
+   * no mount is doubled. The control server stays; daemon.json moves to the new project.
+   */
+  async switchProject(projectDir: string): Promise<void> {
+    const config = this.loadProject(projectDir);
+    const old = this.session;
+    this.clearConsolidate();
+    await old.watcher.close();
+    await old.batcher.close(this.opts.shutdownTimeoutMs ?? 10_000);
+    await this.chain;
+    await old.registry.save().catch(() => {});
+    this.state = 'starting';
+    this.server.relocate(path.join(config.intermediatesDir, DAEMON_INFO_FILE), config.projectDir);
+    this.session = await this.openSession(config);
+    this.state = 'idle';
+  }
+
+  /**
+   * Stop: no new batches, the in-flight one finishes (or is abandoned after shutdownTimeoutMs;
+   * every output is atomic, so abandoning is safe), watcher and server close, daemon.json goes.
+   */
+  stop(): Promise<{ finished: boolean }> {
+    this.stopping ??= (async () => {
+      this.clearConsolidate();
+      const s = this.session as Session | undefined;
+      const timeout = this.opts.shutdownTimeoutMs ?? 10_000;
+      let finished = true;
+      if (s) {
+        await s.watcher?.close();
+        finished = await s.batcher.close(timeout);
+        if (finished) {
+          let t: NodeJS.Timeout | undefined;
+          finished = await Promise.race([this.chain.then(() => true), new Promise<boolean>((r) => (t = setTimeout(() => r(false), timeout)))]);
+          clearTimeout(t);
+        }
+        if (finished) await s.registry.save().catch(() => {});
+      }
+      await this.server.close();
+      this.log.info({ finished }, finished ? 'daemon stopped' : 'daemon stopped; the in-flight batch was abandoned');
+      return { finished };
+    })();
+    return this.stopping;
+  }
+}
+
+/** The summary without the bulky lists, for /status. */
+function brief(s: CookSummary): Omit<CookSummary, 'problems' | 'paks'> & { problems: number; paks: number } {
+  return { ...s, problems: s.problems.length, paks: s.paks.length };
+}
+
+function readInfo(infoFile: string): { pid: number; token?: string } | undefined {
+  try {
+    const info = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { pid?: unknown; token?: unknown };
+    if (!Number.isInteger(info.pid)) return undefined;
+    return { pid: info.pid as number, token: typeof info.token === 'string' ? info.token : undefined };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Remove temp files a killed run left under the project's output folders. */
+async function sweepProject(config: ProjectConfig, log: Logger): Promise<number> {
+  let n = await sweepTempFiles(config.paksDir);
+  n += await sweepTempFiles(config.intermediatesDir);
+  const walk = async (dir: string): Promise<void> => {
+    n += await sweepTempFiles(dir);
+    const ents = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+    await Promise.all(ents.filter((e) => e.isDirectory()).map((e) => walk(path.join(dir, e.name))));
+  };
+  await walk(config.cookedDir);
+  if (n) log.info({ removed: n }, 'removed temp files of an earlier run');
+  return n;
+}
