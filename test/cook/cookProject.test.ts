@@ -296,3 +296,29 @@ describe('cook roots', () => {
   });
 });
 
+
+describe('the committed sample project', () => {
+  it('cooks end to end into Main and Foliage paks that verify', async () => {
+    const dir = await tempDir();
+    dirs.push(dir);
+    await fsp.cp(path.resolve('samples/project'), dir, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)([\\/]|$)/.test(src) });
+    const s = await cookProject({ projectDir: dir, ci: true });
+    expect(errorsOf(s)).toEqual([]);
+    expect(s.ok).toBe(true);
+    expect(s.chunks).toEqual(['Main', 'Foliage']);
+    expect(s.strippedExports).toBeGreaterThan(0);
+    for (const p of s.paks) {
+      const pak = await PakReader.open(p.file);
+      try {
+        expect((await pak.verify()).entries).toBe(p.entries);
+        expect(pak.getEntry('/AssetRegistry.bin')).toBeDefined();
+      } finally {
+        await pak.close();
+      }
+    }
+    // Nothing from the disabled plugin ships.
+    const all = (await Promise.all(s.paks.map((p) => pakPaths(p.file)))).flat();
+    expect(all.some((p) => p.startsWith('/Experimental/'))).toBe(false);
+    expect((await cookProject({ projectDir: dir, ci: true })).cooked).toBe(0);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * The `cook` and `patch` CLI commands: thin yargs wrappers over cookProject. Output: a progress
+ * bar on a TTY (stderr), structured logs (stderr), and one summary on stdout (text, or the whole
+ * summary as JSON with --json). Exit code 1 when the cook is not ok (an asset failed under
+ * onCookFailure "fail"; under --ci also missing dependencies, missing roots, scan problems).
+ */
+import path from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { loadConfig } from '../config/index.js';
+import { errors } from '../src/errors.js';
+import { ProgressBus, type ProgressEvent } from '../src/log/events.js';
+import { createLogger, wantsJson } from '../src/log/logger.js';
+import { makePatchCommand } from '../pak/pakCommands.js';
+import { cookProject, type CookSummary } from './cookProject.js';
+
+export interface CookArgs {
+  project?: string;
+  ci?: boolean;
+  json?: boolean;
+  release?: string;
+}
+
+/** Human-readable byte counts for the summary line. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** The one-line summary (plus a line per pak) printed at the end of a cook. */
+export function formatSummary(s: CookSummary): string {
+  const errorsN = s.problems.filter((p) => p.severity === 'error').length;
+  const warningsN = s.problems.length - errorsN;
+  const lines = [
+    `${s.ok ? 'cooked' : 'cook FAILED'}: ${s.assets} assets (${s.cooked} cooked, ${s.cached} cached, ${s.failed} failed` +
+      `${s.verbatim ? `, ${s.verbatim} verbatim` : ''}), ${s.strippedExports} stripped objects, ` +
+      `${formatBytes(s.bytesIn)} in -> ${formatBytes(s.bytesOut)} out, ${(s.ms / 1000).toFixed(2)} s` +
+      `${errorsN || warningsN ? `; ${errorsN} errors, ${warningsN} warnings` : ''}`,
+  ];
+  for (const p of s.paks) lines.push(`  ${p.file}: ${p.entries} entries, ${formatBytes(p.bytes)}${p.written ? '' : ' (up to date)'}`);
+  if (s.releaseManifest) lines.push(`  release: ${s.releaseManifest}`);
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * A minimal progress bar on stderr, redrawn at most every 100 ms, for a TTY only (never in
+ * logs or CI). Returns a function that clears it.
+ */
+function attachProgressBar(bus: ProgressBus, stream: NodeJS.WriteStream): () => void {
+  let total = 0;
+  let done = 0;
+  let cached = 0;
+  let last = 0;
+  let drawn = false;
+  const draw = (force = false) => {
+    const now = Date.now();
+    if (!force && now - last < 100) return;
+    last = now;
+    const width = Math.max(10, Math.min(40, (stream.columns || 80) - 40));
+    const filled = total ? Math.round((done / total) * width) : 0;
+    stream.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} (${cached} cached)\x1b[K`);
+    drawn = true;
+  };
+  const off = bus.on((e: ProgressEvent) => {
+    if (e.type === 'START' && e.phase === 'cook') {
+      total = e.total ?? 0;
+      draw(true);
+    } else if (e.type === 'COOK_END') {
+      done++;
+      if (e.cached) cached++;
+      draw(done === total);
+    }
+  });
+  return () => {
+    off();
+    if (drawn) stream.write('\r\x1b[K');
+  };
+}
+
+/** Run a cook the way the CLI does: logger, progress bar, summary; sets the exit code. */
+export async function runCook(args: CookArgs): Promise<CookSummary> {
+  const json = wantsJson(args.json);
+  const log = createLogger({ json });
+  const bus = new ProgressBus();
+  const clear = !json && process.stderr.isTTY ? attachProgressBar(bus, process.stderr) : () => {};
+  let summary: CookSummary;
+  try {
+    summary = await cookProject({ projectDir: path.resolve(args.project ?? '.'), ci: args.ci, release: args.release, log, bus });
+  } finally {
+    clear();
+  }
+  process.stdout.write(args.json ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
+  if (!summary.ok) process.exitCode = 1;
+  return summary;
+}
+
+const withProject = <T>(y: Argv<T>) =>
+  y.option('project', { type: 'string', describe: 'project folder holding lumina-cook.json', default: '.' }).option('ci', {
+    type: 'boolean',
+    describe: 'CI mode: missing dependencies fail the cook; no .lmeta sidecar is minted',
+    default: false,
+  });
+
+/** `cook [--project DIR] [--ci] [--json] [--release NAME]`. */
+export const cookCommand: CommandModule<object, CookArgs> = {
+  command: 'cook',
+  describe: 'cook the project and write one pak per chunk into Saved/Paks',
+  builder: (y) =>
+    withProject(y)
+      .option('json', { type: 'boolean', describe: 'JSON logs on stderr and the summary as JSON on stdout', default: false })
+      .option('release', { type: 'string', describe: 'also write Saved/Releases/<NAME>/ (paks + release.json) for later patches' }) as unknown as Argv<CookArgs>,
+  handler: async (a) => {
+    await runCook(a);
+  },
+};
+
+/**
+ * `patch --base <release folder or release.json> --out <patch.pak> [--project DIR] [--ci]`:
+ * cooks the current content (incrementally, through the cook cache), then builds the patch pak
+ * from Saved/Cooked against the release. A failed cook writes no patch.
+ */
+const basePatch = makePatchCommand(async (argv) => {
+  const a = argv as unknown as CookArgs;
+  const projectDir = path.resolve(a.project ?? '.');
+  const { config } = loadConfig(projectDir);
+  const summary = await cookProject({ config, ci: a.ci, log: createLogger({ json: wantsJson(a.json) }) });
+  if (!summary.ok) {
+    process.exitCode = 1;
+    throw errors.cookFailed(config.configFile, `the cook failed (${summary.problems.filter((p) => p.severity === 'error').length} errors), so no patch was written`);
+  }
+  return config.cookedDir;
+});
+
+export const patchCommand: CommandModule = {
+  ...basePatch,
+  builder: (y) => withProject((basePatch.builder as (y: Argv) => Argv)(y)),
+};

@@ -1,0 +1,16 @@
+/** The cook pipeline's public API. */
+export { cookProject, REGISTRY_ENTRY } from './cookProject.js';
+export type { CookProblem, CookProjectOptions, CookSummary } from './cookProject.js';
+export { cookCommand, patchCommand, runCook, formatSummary } from './cookCommands.js';
+export type { CookArgs } from './cookCommands.js';
+export { cookPackageAsset, cookTextAsset, cookedPathFor } from './cookAsset.js';
+export type { AssetCookContext, AssetCookResult, AssetStatus } from './cookAsset.js';
+export { CookCache, COOK_FORMAT_VERSION, CACHE_FILE_NAME, settingsHashes, cacheKey } from './cookCache.js';
+export type { CacheEntry, RecookReason } from './cookCache.js';
+export { resolveCookRoots } from './cookRoots.js';
+export type { ResolvedRoots, RootLookup } from './cookRoots.js';
+export { planCook, compareChunks, MAIN_CHUNK } from './planCook.js';
+export type { AssetLookup, CookPlan, CookRoot, PlannedAsset } from './planCook.js';
+export { cookPackageBytes, stripReason, STRIP_OBJECT_FLAGS } from './stripPackage.js';
+export type { CookedPackageBytes, StripOptions } from './stripPackage.js';
+export { readTextureSettings, textureTransform, TEXTURE_CLASS } from './textureExport.js';
