@@ -77,6 +77,10 @@ export class Daemon {
   private consolidateTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<{ finished: boolean }> | undefined;
 
+  private resolveStopped!: (r: { finished: boolean }) => void;
+  /** Resolves once the daemon has stopped, however it was asked to (stop(), POST /shutdown, a signal). */
+  readonly stopped: Promise<{ finished: boolean }> = new Promise((r) => (this.resolveStopped = r));
+
   private constructor(private readonly opts: DaemonOptions) {
     this.log = opts.log ?? silentLogger;
     this.bus = opts.bus ?? new ProgressBus();
@@ -345,6 +349,7 @@ export class Daemon {
       }
       await this.server.close();
       this.log.info({ finished }, finished ? 'daemon stopped' : 'daemon stopped; the in-flight batch was abandoned');
+      this.resolveStopped({ finished });
       return { finished };
     })();
     return this.stopping;

@@ -1,0 +1,103 @@
+/**
+ * `lumina-cook watch [--project DIR] [--json]` runs the daemon in the foreground until SIGINT or
+ * SIGTERM (or POST /shutdown); `lumina-cook daemon status|cook|stop` talks to a running one.
+ * Both are thin wrappers over Daemon and daemonClient.
+ */
+import path from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { loadConfig } from '../config/index.js';
+import { errors, formatLog } from '../src/errors.js';
+import { createLogger, type Logger } from '../src/log/logger.js';
+import { Daemon } from './Daemon.js';
+import { daemonCook, daemonShutdown, daemonStatus } from './daemonClient.js';
+
+export interface WatchArgs {
+  project?: string;
+  json?: boolean;
+  port?: number;
+  debounce?: number;
+}
+
+/**
+ * Run the daemon until a signal or POST /shutdown. The first SIGINT/SIGTERM stops gracefully (the
+ * in-flight batch finishes or is abandoned after 10 s); a second one exits at once, which is safe
+ * because every output is written atomically. Resolves with the exit code.
+ */
+export async function runWatch(args: WatchArgs, opts: { log?: Logger } = {}): Promise<number> {
+  const log = opts.log ?? createLogger({ json: args.json });
+  const daemon = await Daemon.start({ projectDir: path.resolve(args.project ?? '.'), log, port: args.port, debounceMs: args.debounce });
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      log.warn({ signal: sig }, 'second signal: exiting now');
+      process.exit(130);
+    }
+    log.info({ signal: sig }, 'stopping');
+    void daemon.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await daemon.stopped;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return 0;
+}
+
+const withProject = <T>(y: Argv<T>) =>
+  y
+    .option('project', { type: 'string', describe: 'project folder (holding lumina-cook.json)', default: '.' })
+    .option('json', { type: 'boolean', describe: 'one JSON object a line' });
+
+export const watchCommand: CommandModule<object, WatchArgs> = {
+  command: 'watch',
+  describe: 'watch the content, re-cook on change and serve the control API',
+  builder: (y) =>
+    withProject(y)
+      .option('port', { type: 'number', describe: 'control API port on 127.0.0.1 (default: watch.port, 0 = any free port)' })
+      .option('debounce', { type: 'number', describe: 'quiet time in ms that closes a batch (default: watch.debounceMs)' }) as unknown as Argv<WatchArgs>,
+  handler: async (a) => {
+    process.exitCode = await runWatch(a);
+  },
+};
+
+interface DaemonArgs {
+  action: 'status' | 'cook' | 'stop';
+  project?: string;
+  json?: boolean;
+}
+
+/** `daemon status|cook|stop`: the client side. Prints JSON with --json, a short summary otherwise. */
+export async function runDaemonClient(a: DaemonArgs, out: NodeJS.WritableStream = process.stdout): Promise<unknown> {
+  const { config } = loadConfig(path.resolve(a.project ?? '.'));
+  const dir = config.intermediatesDir;
+  const result = a.action === 'status' ? await daemonStatus(dir) : a.action === 'cook' ? await daemonCook(dir) : await daemonShutdown(dir);
+  if (a.json) {
+    out.write(`${JSON.stringify(result)}\n`);
+  } else if (a.action === 'status') {
+    const s = result as Awaited<ReturnType<typeof daemonStatus>>;
+    out.write(`${s.state}, pid ${s.pid}, ${s.queue} queued, ${s.batches} batches\n`);
+    if (s.lastCook) out.write(`last cook ${s.lastCook.id} (${s.lastCook.kind}): ${s.lastCook.ok ? 'ok' : 'failed'} in ${s.lastCook.ms} ms\n`);
+    for (const e of s.errors) out.write(`${formatLog(e, config.projectDir)}\n`);
+  } else if (a.action === 'cook') {
+    const c = result as { id: string; joined: boolean };
+    out.write(`${c.joined ? 'joined' : 'started'} ${c.id}\n`);
+  } else {
+    out.write('stopping\n');
+  }
+  return result;
+}
+
+export const daemonCommand: CommandModule<object, DaemonArgs> = {
+  command: 'daemon <action>',
+  describe: 'talk to a running watch daemon: status, cook, stop',
+  builder: (y) =>
+    withProject(y).positional('action', { choices: ['status', 'cook', 'stop'] as const, demandOption: true }) as unknown as Argv<DaemonArgs>,
+  handler: async (a) => {
+    if (!['status', 'cook', 'stop'].includes(a.action)) throw errors.usage(`unknown daemon action "${a.action}"`, 'use status, cook or stop');
+    await runDaemonClient(a);
+  },
+};
