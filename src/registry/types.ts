@@ -42,6 +42,9 @@ export interface ScanProblem {
   code: string;
   message: string;
   file?: string;
+  /** 'warning' when only time is lost (an unusable cache was rebuilt); 'error' for a content problem. */
+  severity?: 'error' | 'warning';
+  hint?: string;
 }
 
 export interface ScanResult {

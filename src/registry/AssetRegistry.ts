@@ -1,0 +1,617 @@
+/**
+ * The asset registry: every asset under the project's content mounts, found incrementally.
+ *
+ * - `scan()` walks every content mount (config.mounts: /Game, /Engine, enabled plugins). A file
+ *   whose mtime and size match the cache is not opened at all; a file whose mtime changed but whose
+ *   xxh64 did not is not re-parsed; anything else has its tables read (see readAsset.ts).
+ * - Cache entries under a walked mount that were not seen are reaped; entries elsewhere (a disabled
+ *   plugin's content) stay in the cache, invisible, so re-enabling the plugin costs no reads.
+ * - Two files with one GUID: the file whose absolute path sorts first (plain string order) is the
+ *   asset, the other is left out and reported as DUPLICATE_GUID naming both. Path order, not
+ *   discovery order, so every run and every machine with the same tree picks the same file.
+ * - Calls are serialized by a mutex; `onChange` listeners get one notification per call that
+ *   changed something, after the state is consistent and after the mutex is released.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import PQueue from 'p-queue';
+import type { ProjectConfig } from '../../config/index.js';
+import { errors, isLuminaError, type LuminaLog } from '../errors.js';
+import { DependencyType } from '../format/packageTypes.js';
+import { silentLogger, type Logger } from '../log/logger.js';
+import { TEMP_MARKER, writeFileAtomic } from '../util/atomicWrite.js';
+import { initHash } from '../util/hash.js';
+import { Vfs } from '../vfs/Vfs.js';
+import { AsyncMutex } from './asyncMutex.js';
+import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
+import { CACHE_FILE_NAME, decodeRegistryCache, encodeRegistryCache, type CacheEntry } from './registryCache.js';
+import type { AssetDependency, AssetRecord, ScanProblem, ScanResult } from './types.js';
+import { assetKindOf, SIDECAR_EXT, statOrNull, walkMount, type FileStat, type WalkedFile } from './walkMount.js';
+
+export interface RegistryOptions {
+  config: ProjectConfig;
+  log?: Logger;
+  /** Mint missing `.lmeta` sidecars (editor, watch, plain scan). False under `--ci`: a missing sidecar is an error. Default true. */
+  mintSidecars?: boolean;
+  /** Default `<intermediatesDir>/AssetRegistry.assetdb`. */
+  cacheFile?: string;
+  /** Write the cache at the end of every call that changed it. Default true. */
+  autoSave?: boolean;
+  /** Files read at once. Default 32. */
+  concurrency?: number;
+}
+
+/** One notification per batch (a `scan` or `updateFiles` call): GUIDs, each list sorted. */
+export interface RegistryChange {
+  added: string[];
+  changed: string[];
+  removed: string[];
+}
+
+export type RegistryListener = (change: RegistryChange) => void;
+
+/** An edge of the reverse map: `guid` refers to the asset asked about. */
+export interface Referrer {
+  guid: string;
+  /** Hard when any of its imports of the asset is Hard. */
+  type: DependencyType;
+}
+
+export type CacheStatus = 'loaded' | 'missing' | 'rebuilt';
+
+interface ContentMount {
+  alias: string;
+  dir: string;
+}
+
+/** The lazily built lookup tables; once built they are kept up to date per batch. */
+interface Indexes {
+  byPackagePath: Map<string, AssetRecord>;
+  byVirtualPath: Map<string, AssetRecord>;
+  byFile: Map<string, AssetRecord>;
+  referrers: Map<string, Map<string, DependencyType>>;
+}
+
+/** A cache entry plus the bookkeeping of the current process. */
+interface Entry extends CacheEntry {
+  /** The batch that last saw the file. */
+  gen: number;
+  /** Takes part in the registry (seen under a walked mount). */
+  live: boolean;
+}
+
+interface Batch {
+  /** Records that became live. */
+  upserts: AssetRecord[];
+  /** Records that stopped being live (file gone, changed, unreadable). */
+  removals: AssetRecord[];
+}
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export class AssetRegistry {
+  readonly vfs = new Vfs();
+  readonly cacheFile: string;
+  /** Whether the cache was loaded, absent, or unusable and rebuilt (with a warning). */
+  cacheStatus: CacheStatus = 'missing';
+
+  private readonly log: Logger;
+  private readonly mint: boolean;
+  private readonly autoSave: boolean;
+  private readonly concurrency: number;
+  private readonly content: ContentMount[];
+  /** Folders that belong to some other mount (or a disabled plugin): never walked twice. */
+  private readonly mountDirs: Set<string>;
+  private readonly mutex = new AsyncMutex();
+  private readonly listeners = new Set<RegistryListener>();
+
+  /** Cache: every file read, by absolute path, including files no mount shows now. */
+  private readonly entries = new Map<string, Entry>();
+  /** GUID -> the asset. */
+  private readonly winners = new Map<string, AssetRecord>();
+  /** GUIDs claimed by more than one live file: every claimant, sorted by file; [0] is the winner. */
+  private readonly dupes = new Map<string, AssetRecord[]>();
+  /** Bumped per batch; an entry seen in this batch carries the current value. */
+  private gen = 0;
+  private idx: Indexes | null = null;
+  private dirty = false;
+  private pendingProblems: ScanProblem[] = [];
+
+  private constructor(readonly config: ProjectConfig, opts: RegistryOptions) {
+    this.log = opts.log ?? silentLogger;
+    this.mint = opts.mintSidecars ?? true;
+    this.autoSave = opts.autoSave ?? true;
+    this.concurrency = opts.concurrency ?? 32;
+    this.cacheFile = opts.cacheFile ?? path.join(config.intermediatesDir, CACHE_FILE_NAME);
+    for (const m of config.mounts) this.vfs.mount(m.alias, m.dir);
+    this.content = this.vfs.mounts();
+    this.vfs.mount('/Intermediates', config.intermediatesDir);
+    this.mountDirs = new Set([...config.mounts.map((m) => path.resolve(m.dir)), ...config.plugins.map((p) => path.resolve(p.contentDir))]);
+  }
+
+  /** Create a registry and load its cache (an unusable cache is a warning, then a clean build). */
+  static async open(opts: RegistryOptions): Promise<AssetRegistry> {
+    await initHash();
+    const reg = new AssetRegistry(opts.config, opts);
+    await reg.loadCache();
+    return reg;
+  }
+
+  // ---- queries ----
+
+  get(guid: string): AssetRecord | undefined {
+    return this.winners.get(guid.toLowerCase());
+  }
+
+  byPackagePath(p: string): AssetRecord | undefined {
+    return this.indexes().byPackagePath.get(p);
+  }
+
+  byVirtualPath(p: string): AssetRecord | undefined {
+    return this.indexes().byVirtualPath.get(p);
+  }
+
+  byFile(abs: string): AssetRecord | undefined {
+    return this.indexes().byFile.get(path.resolve(abs));
+  }
+
+  /** Every asset, sorted by GUID. */
+  all(): AssetRecord[] {
+    return [...this.winners.values()].sort((a, b) => byString(a.guid, b.guid));
+  }
+
+  get size(): number {
+    return this.winners.size;
+  }
+
+  /** The asset's imports in import-table order (targets may be missing from the registry); [] for an unknown GUID. */
+  dependencies(guid: string): AssetDependency[] {
+    return this.get(guid)?.dependencies ?? [];
+  }
+
+  /** The assets that import `guid`, sorted by GUID. Works for GUIDs no asset has (missing dependencies). */
+  referrers(guid: string): Referrer[] {
+    const m = this.indexes().referrers.get(guid.toLowerCase());
+    if (!m) return [];
+    return [...m].map(([g, type]) => ({ guid: g, type })).sort((a, b) => byString(a.guid, b.guid));
+  }
+
+  /**
+   * Find an asset by GUID, package path (`/Game/X`), object path (`/Game/X.X`), virtual path
+   * (`/Game/X.lasset`, `/Game/UI/Hud.rml`) or file path (absolute, or relative to the project or the working folder).
+   * Throws ASSET_NOT_FOUND.
+   */
+  resolve(query: string): AssetRecord {
+    const q = query.trim();
+    if (/^[0-9a-fA-F]{32}$/.test(q)) {
+      const r = this.get(q);
+      if (r) return r;
+    }
+    if (q.startsWith('/')) {
+      const ix = this.indexes();
+      const hit = ix.byPackagePath.get(q) ?? ix.byVirtualPath.get(q);
+      if (hit) return hit;
+      const dot = q.lastIndexOf('.');
+      if (dot > q.lastIndexOf('/')) {
+        const pkg = ix.byPackagePath.get(q.slice(0, dot));
+        if (pkg && pkg.kind === 'package' && pkg.name === q.slice(dot + 1)) return pkg;
+      }
+    }
+    const files = this.indexes().byFile;
+    const asFile = files.get(path.resolve(this.config.projectDir, q)) ?? files.get(path.resolve(q));
+    if (asFile) return asFile;
+    throw errors.assetNotFound(query, { hint: 'pass a GUID, /Game/Path/Name, /Game/Path/Name.Name, a virtual path or a file' });
+  }
+
+  /** Listen for changes; returns an unsubscribe function. Listener errors are logged, never thrown. */
+  onChange(listener: RegistryListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ---- scanning ----
+
+  /** A full incremental pass over every content mount. */
+  async scan(): Promise<ScanResult> {
+    const { result, change } = await this.mutex.run(() => this.doScan());
+    this.notify(change);
+    return result;
+  }
+
+  /**
+   * Re-scan just these paths (files, sidecars, folders; absolute or relative to the project).
+   * A path that no longer exists is removed, with everything under it if it was a folder.
+   * Paths outside the content mounts are ignored. The watch daemon calls this once per batch.
+   */
+  async updateFiles(paths: readonly string[]): Promise<ScanResult> {
+    const { result, change } = await this.mutex.run(() => this.doUpdate(paths));
+    this.notify(change);
+    return result;
+  }
+
+  /** Write the cache atomically. Throws IO_FAILED; scan and updateFiles turn that into a warning. */
+  async save(): Promise<void> {
+    await this.mutex.run(() => this.writeCache());
+  }
+
+  // ---- internals ----
+
+  private async loadCache(): Promise<void> {
+    let bytes: Buffer;
+    try {
+      bytes = await fsp.readFile(this.cacheFile);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      this.cacheUnusable(errors.cacheInvalid(this.cacheFile, `cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`));
+      return;
+    }
+    try {
+      for (const e of decodeRegistryCache(bytes, this.cacheFile) as Entry[]) {
+        e.gen = 0;
+        e.live = false;
+        this.entries.set(e.record.file, e);
+      }
+      this.cacheStatus = 'loaded';
+    } catch (e) {
+      this.entries.clear();
+      this.cacheUnusable(isLuminaError(e) ? e : errors.cacheInvalid(this.cacheFile, String(e)));
+    }
+    await this.sweepOldTemps();
+  }
+
+  private cacheUnusable(e: LuminaLog): void {
+    this.cacheStatus = 'rebuilt';
+    this.dirty = true;
+    const p: ScanProblem = { code: e.code, message: `${e.message}; rebuilding it`, file: e.file, severity: 'warning' };
+    this.log.warn({ code: p.code, file: p.file }, p.message);
+    this.pendingProblems.push(p);
+  }
+
+  /** Temp files of a killed run; only old ones, so a concurrent writer's temp is left alone. */
+  private async sweepOldTemps(): Promise<void> {
+    const dir = path.dirname(this.cacheFile);
+    const prefix = path.basename(this.cacheFile) + TEMP_MARKER;
+    const names = await fsp.readdir(dir).catch(() => [] as string[]);
+    const cutoff = Date.now() - 10 * 60_000;
+    for (const n of names) {
+      if (!n.startsWith(prefix)) continue;
+      const s = statOrNull(path.join(dir, n));
+      if (s && s.mtimeMs < cutoff) await fsp.rm(path.join(dir, n), { force: true }).catch(() => {});
+    }
+  }
+
+  private async writeCache(): Promise<void> {
+    await writeFileAtomic(this.cacheFile, encodeRegistryCache(this.entries.values()));
+    this.dirty = false;
+  }
+
+  private async saveIfDirty(problems: ScanProblem[]): Promise<void> {
+    if (!this.dirty || !this.autoSave) return;
+    try {
+      await this.writeCache();
+    } catch (e) {
+      // A cache never fails a run.
+      const log = isLuminaError(e) ? e.toLog() : { code: 'IO_FAILED', message: String(e), file: this.cacheFile };
+      this.warn(problems, { code: log.code, message: `cache not saved: ${log.message}`, file: log.file, severity: 'warning' });
+    }
+  }
+
+  private warn(problems: ScanProblem[], p: ScanProblem): void {
+    problems.push(p);
+    if (p.severity === 'warning') this.log.warn({ code: p.code, file: p.file }, p.message);
+    else this.log.error({ code: p.code, file: p.file }, p.message);
+  }
+
+  private problemOf(e: unknown, file: string): ScanProblem {
+    const log = isLuminaError(e) ? e.toLog() : errors.ioFailed(file, 'read', e).toLog();
+    const p: ScanProblem = { code: log.code, message: log.message, file: log.file ?? file, severity: 'error' };
+    if (log.hint) p.hint = log.hint;
+    return p;
+  }
+
+  private newResult(): ScanResult {
+    const problems = this.pendingProblems;
+    this.pendingProblems = [];
+    return { assets: 0, read: 0, cached: 0, rehashed: 0, removed: 0, problems, ms: 0 };
+  }
+
+  private async doScan(): Promise<{ result: ScanResult; change: RegistryChange }> {
+    const t0 = performance.now();
+    const result = this.newResult();
+    const gen = ++this.gen;
+    const walked: WalkedFile[] = [];
+    for (const m of this.content) {
+      walkMount(m.dir, m.alias, m.alias, {
+        skipDirs: this.otherMountDirs(m.dir),
+        onFile: (f) => walked.push(f),
+        onProblem: (p) => this.warn(result.problems, this.problemOf(p.error, p.file)),
+      });
+    }
+    const batch = await this.process(walked, result, gen);
+    // Reap: cache entries under a walked mount that this walk did not see. Entries elsewhere
+    // (a disabled plugin's content) are kept, and stay out of the registry.
+    for (const [file, e] of this.entries) {
+      if (e.gen === gen || !this.underWalkedMount(file)) continue;
+      this.dropEntry(file, e, batch, result);
+    }
+    const change = this.apply(batch, result, true);
+    await this.saveIfDirty(result.problems);
+    result.assets = this.winners.size;
+    result.ms = performance.now() - t0;
+    return { result, change };
+  }
+
+  private dropEntry(file: string, e: Entry, batch: Batch, result: ScanResult): void {
+    this.entries.delete(file);
+    this.dirty = true;
+    result.removed++;
+    if (e.live) batch.removals.push(e.record);
+  }
+
+  private async doUpdate(paths: readonly string[]): Promise<{ result: ScanResult; change: RegistryChange }> {
+    const t0 = performance.now();
+    const result = this.newResult();
+    const gen = ++this.gen;
+    const files = new Map<string, WalkedFile>();
+    /** Paths that are gone (with everything under them) and folders re-walked (what they lack is gone). */
+    const gone: string[] = [];
+    const walkedDirs: string[] = [];
+    for (const p of new Set(paths.map((x) => path.resolve(this.config.projectDir, x)))) {
+      let target = p;
+      if (target.toLowerCase().endsWith(SIDECAR_EXT)) {
+        target = target.slice(0, -SIDECAR_EXT.length);
+        if (assetKindOf(path.basename(target)) !== 'text') continue;
+      }
+      const hit = this.locate(target);
+      if (!hit) continue;
+      const st = fs.lstatSync(target, { throwIfNoEntry: false });
+      if (st?.isDirectory()) {
+        walkedDirs.push(target);
+        walkMount(target, hit.mount, hit.virtualPath, {
+          skipDirs: this.otherMountDirs(this.vfs.mountOf(target)!.mount.dir),
+          onFile: (f) => files.set(f.file, f),
+          onProblem: (x) => this.warn(result.problems, this.problemOf(x.error, x.file)),
+        });
+        continue;
+      }
+      const kind = assetKindOf(path.basename(target));
+      if (st?.isFile() && kind) {
+        const f: WalkedFile = { file: target, mount: hit.mount, virtualPath: hit.virtualPath, kind, mtimeMs: st.mtimeMs, size: st.size };
+        if (kind === 'text') f.sidecar = statOrNull(target + SIDECAR_EXT);
+        files.set(target, f);
+      } else if (!st) {
+        gone.push(target);
+      }
+    }
+    const batch = await this.process([...files.values()], result, gen);
+    if (gone.length > 0 || walkedDirs.length > 0) {
+      const under = (file: string, dirs: string[]) => dirs.some((d) => file === d || file.startsWith(d + path.sep));
+      for (const [file, e] of this.entries) {
+        if (under(file, gone) || (e.gen !== gen && under(file, walkedDirs))) this.dropEntry(file, e, batch, result);
+      }
+    }
+    const change = this.apply(batch, result, false);
+    await this.saveIfDirty(result.problems);
+    result.assets = this.winners.size;
+    result.ms = performance.now() - t0;
+    return { result, change };
+  }
+
+  /** Where a disk path lives among the content mounts, or null (outside, or under /Intermediates). */
+  private locate(abs: string): { mount: string; virtualPath: string } | null {
+    const hit = this.vfs.mountOf(abs);
+    if (!hit || !this.content.some((m) => m.alias === hit.mount.alias)) return null;
+    // A folder of a disabled plugin nested inside a mount is not that mount's content.
+    for (const d of this.otherMountDirs(hit.mount.dir)) if (abs === d || abs.startsWith(d + path.sep)) return null;
+    return { mount: hit.mount.alias, virtualPath: hit.rel === '' ? hit.mount.alias : `${hit.mount.alias}/${hit.rel}` };
+  }
+
+  private otherMountDirs(own: string): Set<string> {
+    const s = new Set(this.mountDirs);
+    s.delete(path.resolve(own));
+    return s;
+  }
+
+  private underWalkedMount(file: string): boolean {
+    for (const m of this.content) if (file.startsWith(m.dir + path.sep)) return true;
+    return false;
+  }
+
+  /**
+   * Bring each file's cache entry up to date: no read on a stat match, a hash only when the mtime
+   * moved but the size did not, a full read otherwise. A file that fails is dropped from the cache
+   * and reported; the rest go on. Every file handled is marked with `gen`.
+   */
+  private async process(files: WalkedFile[], result: ScanResult, gen: number): Promise<Batch> {
+    const batch: Batch = { upserts: [], removals: [] };
+    const queue = new PQueue({ concurrency: this.concurrency });
+    for (const f of files) {
+      const entry = this.entries.get(f.file);
+      const r = entry?.record;
+      const samePlace = r !== undefined && r.virtualPath === f.virtualPath && r.mount === f.mount;
+      const sameSidecar =
+        f.kind !== 'text' || (entry?.sidecar !== undefined && f.sidecar != null && entry.sidecar.mtimeMs === f.sidecar.mtimeMs && entry.sidecar.size === f.sidecar.size);
+      if (samePlace && sameSidecar && r.mtimeMs === f.mtimeMs && r.size === f.size) {
+        result.cached++;
+        entry!.gen = gen;
+        if (!entry!.live) {
+          entry!.live = true;
+          batch.upserts.push(r);
+        }
+        continue;
+      }
+      void queue.add(async () => {
+        try {
+          if (samePlace && sameSidecar && r.size === f.size && (await hashWholeFile(f.file, f.size)) === r.hash) {
+            // Touched, not changed: keep the parsed record, remember the new mtime.
+            r.mtimeMs = f.mtimeMs;
+            result.rehashed++;
+            this.dirty = true;
+            entry!.gen = gen;
+            if (!entry!.live) {
+              entry!.live = true;
+              batch.upserts.push(r);
+            }
+            return;
+          }
+          let next: Entry;
+          if (f.kind === 'package') {
+            next = { record: await readPackageRecord(f, f), gen, live: true };
+          } else {
+            const t = await readTextRecord(f, f, this.mint);
+            next = { record: t.record, sidecar: t.sidecar, gen, live: true };
+            if (t.minted) this.log.info({ file: f.file + SIDECAR_EXT, asset: t.record.guid }, 'minted .lmeta sidecar');
+          }
+          result.read++;
+          const old = this.entries.get(f.file);
+          if (old?.live) batch.removals.push(old.record);
+          this.entries.set(f.file, next);
+          this.dirty = true;
+          batch.upserts.push(next.record);
+        } catch (e) {
+          result.read++;
+          const old = this.entries.get(f.file);
+          if (old) {
+            this.entries.delete(f.file);
+            this.dirty = true;
+            if (old.live) batch.removals.push(old.record);
+          }
+          this.warn(result.problems, this.problemOf(e, f.file));
+        }
+      });
+    }
+    await queue.onIdle();
+    return batch;
+  }
+
+  /**
+   * Apply a batch to the GUID tables and (when built) the indexes, and work out what changed for
+   * listeners. `allDuplicates` reports every duplicate GUID (a full scan), else only those this
+   * batch touched.
+   */
+  private apply(batch: Batch, result: ScanResult, allDuplicates: boolean): RegistryChange {
+    // The first batch after open starts empty: everything is added, no before-image is needed.
+    const fresh = this.winners.size === 0;
+    const before = new Map<string, AssetRecord | undefined>();
+    const touch = (guid: string) => {
+      if (!fresh && !before.has(guid)) before.set(guid, this.winners.get(guid));
+    };
+    const touchedDupes = new Set<string>();
+    for (const rec of batch.removals) {
+      touch(rec.guid);
+      const list = this.dupes.get(rec.guid);
+      if (list) {
+        const i = list.indexOf(rec);
+        if (i >= 0) list.splice(i, 1);
+        if (list.length === 1) this.dupes.delete(rec.guid);
+        this.setWinner(list[0]);
+        touchedDupes.add(rec.guid);
+      } else if (this.winners.get(rec.guid) === rec) {
+        this.winners.delete(rec.guid);
+        this.unindex(rec);
+      }
+    }
+    for (const rec of batch.upserts) {
+      touch(rec.guid);
+      const w = this.winners.get(rec.guid);
+      if (!w) {
+        this.winners.set(rec.guid, rec);
+        this.index(rec);
+        continue;
+      }
+      const list = this.dupes.get(rec.guid) ?? [w];
+      // Sorted by file: the first is the asset (see the module note).
+      let i = list.length;
+      while (i > 0 && list[i - 1].file > rec.file) i--;
+      list.splice(i, 0, rec);
+      this.dupes.set(rec.guid, list);
+      this.setWinner(list[0]);
+      touchedDupes.add(rec.guid);
+    }
+
+    const change: RegistryChange = { added: [], changed: [], removed: [] };
+    if (this.listeners.size > 0) {
+      if (fresh) {
+        change.added = [...this.winners.keys()];
+      } else {
+        for (const [guid, prev] of before) {
+          const next = this.winners.get(guid);
+          if (prev === next) continue;
+          if (!prev) change.added.push(guid);
+          else if (!next) change.removed.push(guid);
+          else if (differs(prev, next)) change.changed.push(guid);
+        }
+      }
+      change.added.sort(byString);
+      change.changed.sort(byString);
+      change.removed.sort(byString);
+    }
+
+    const dupGuids = [...(allDuplicates ? this.dupes.keys() : [...touchedDupes].filter((g) => this.dupes.has(g)))].sort(byString);
+    for (const guid of dupGuids) {
+      const list = this.dupes.get(guid)!;
+      for (const loser of list.slice(1)) {
+        this.warn(result.problems, this.problemOf(errors.duplicateGuid(guid, list[0].file, loser.file), loser.file));
+      }
+    }
+    return change;
+  }
+
+  private setWinner(rec: AssetRecord): void {
+    const prev = this.winners.get(rec.guid);
+    if (prev === rec) return;
+    if (prev) this.unindex(prev);
+    this.winners.set(rec.guid, rec);
+    this.index(rec);
+  }
+
+  private indexes(): Indexes {
+    if (this.idx) return this.idx;
+    this.idx = { byPackagePath: new Map(), byVirtualPath: new Map(), byFile: new Map(), referrers: new Map() };
+    for (const r of this.winners.values()) this.index(r);
+    return this.idx;
+  }
+
+  private index(r: AssetRecord): void {
+    const ix = this.idx;
+    if (!ix) return;
+    ix.byPackagePath.set(r.packagePath, r);
+    ix.byVirtualPath.set(r.virtualPath, r);
+    ix.byFile.set(r.file, r);
+    for (const d of r.dependencies) {
+      let m = ix.referrers.get(d.guid);
+      if (!m) ix.referrers.set(d.guid, (m = new Map()));
+      if (m.get(r.guid) !== DependencyType.Hard) m.set(r.guid, d.type);
+    }
+  }
+
+  private unindex(r: AssetRecord): void {
+    const ix = this.idx;
+    if (!ix) return;
+    if (ix.byPackagePath.get(r.packagePath) === r) ix.byPackagePath.delete(r.packagePath);
+    if (ix.byVirtualPath.get(r.virtualPath) === r) ix.byVirtualPath.delete(r.virtualPath);
+    if (ix.byFile.get(r.file) === r) ix.byFile.delete(r.file);
+    for (const d of r.dependencies) {
+      const m = ix.referrers.get(d.guid);
+      if (!m) continue;
+      m.delete(r.guid);
+      if (m.size === 0) ix.referrers.delete(d.guid);
+    }
+  }
+
+  private notify(change: RegistryChange): void {
+    if (change.added.length + change.changed.length + change.removed.length === 0) return;
+    for (const l of this.listeners) {
+      try {
+        l(change);
+      } catch (e) {
+        this.log.error({ err: e }, 'registry change listener failed');
+      }
+    }
+  }
+}
+
+function differs(a: AssetRecord, b: AssetRecord): boolean {
+  return a.hash !== b.hash || a.file !== b.file || a.virtualPath !== b.virtualPath || a.className !== b.className || a.flags !== b.flags;
+}

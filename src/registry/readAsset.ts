@@ -1,0 +1,193 @@
+/**
+ * Turning one file into an AssetRecord: a package's asset from its tables, a text asset's identity
+ * from its `.lmeta` sidecar.
+ *
+ * Hashing and parsing share one pass. The record carries the xxh64 of the whole file (the cook keys
+ * on it, and "touched but unchanged" is decided by it), so every file whose stat changed is read
+ * once, start to end, with positional reads into a pooled buffer. The tables sit at the start of the
+ * file (FORMAT.md: header, imports, exports, object data), so they are parsed from that first
+ * chunk with the same table-only parser `readPackageTables` uses; the object data is hashed, never
+ * decoded. Only when the tables are larger than the first chunk does a second, table-only read
+ * (`readPackageTables`) happen. A cold scan therefore costs one open + one read per small package.
+ */
+import crypto from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { asLuminaError, errors, LuminaError } from '../errors.js';
+import { findAssetExport, parsePackageTables, readPackageTables } from '../format/packageReader.js';
+import { NULL_GUID, type PackageTables } from '../format/packageTypes.js';
+import { writeFileAtomic } from '../util/atomicWrite.js';
+import { createXxh64, hashHex, xxh64 } from '../util/hash.js';
+import type { AssetRecord } from './types.js';
+import { SIDECAR_EXT, statOrNull, type FileStat } from './walkMount.js';
+
+const CHUNK = 256 * 1024;
+const pool: Buffer[] = [];
+
+/** Borrow a read buffer; concurrent reads each get their own, and they are reused across files. */
+function takeBuffer(): Buffer {
+  return pool.pop() ?? Buffer.allocUnsafe(CHUNK);
+}
+
+function giveBuffer(b: Buffer): void {
+  if (pool.length < 64) pool.push(b);
+}
+
+export interface Located {
+  file: string;
+  virtualPath: string;
+  mount: string;
+}
+
+/** xxh64 of a whole file plus its first bytes (up to CHUNK), read with positional reads. */
+async function hashFile(file: string, size: number, withHead: (head: Buffer) => void): Promise<string> {
+  const buf = takeBuffer();
+  let fh: fsp.FileHandle | undefined;
+  try {
+    fh = await fsp.open(file, 'r');
+    if (size === 0) {
+      withHead(buf.subarray(0, 0));
+      return hashHex(xxh64(buf.subarray(0, 0)));
+    }
+    let hasher: ReturnType<typeof createXxh64> | undefined;
+    for (let pos = 0; pos < size; ) {
+      const want = Math.min(CHUNK, size - pos);
+      for (let got = 0; got < want; ) {
+        const { bytesRead } = await fh.read(buf, got, want - got, pos + got);
+        // The file shrank after it was stat'ed: report it; the next scan sees the new size.
+        if (bytesRead === 0) throw errors.packageTruncated(file, 'file', pos + got, size - pos - got, pos + got);
+        got += bytesRead;
+      }
+      const chunk = buf.subarray(0, want);
+      if (pos === 0) {
+        withHead(chunk);
+        if (want === size) return hashHex(xxh64(chunk));
+        hasher = createXxh64();
+      }
+      hasher!.update(chunk);
+      pos += want;
+    }
+    return hashHex(hasher!.digest());
+  } catch (e) {
+    throw asLuminaError(e, file, 'read');
+  } finally {
+    await fh?.close();
+    giveBuffer(buf);
+  }
+}
+
+/** Hash only: for a file whose stat changed, to tell a touch from an edit. */
+export function hashWholeFile(file: string, size: number): Promise<string> {
+  return hashFile(file, size, () => {});
+}
+
+/** Read a package's asset record: hash the file and parse its tables. Throws LuminaError. */
+export async function readPackageRecord(at: Located, stat: FileStat): Promise<AssetRecord> {
+  let tables: PackageTables | undefined;
+  let headError: unknown;
+  const hash = await hashFile(at.file, stat.size, (head) => {
+    try {
+      tables = parsePackageTables(head, at.file, stat.size);
+    } catch (e) {
+      headError = e;
+    }
+  });
+  if (!tables) {
+    // Tables longer than the first chunk: read them alone. Any other failure is the real error.
+    const truncatedHead = headError instanceof LuminaError && headError.code === 'PACKAGE_TRUNCATED' && headError.field === 'tables';
+    if (!truncatedHead) throw headError;
+    tables = await readPackageTables(at.file, stat.size);
+  }
+  const i = findAssetExport(tables);
+  const stem = path.basename(at.file).replace(/\.lasset$/i, '');
+  if (i < 0) throw errors.assetMissing(at.file, stem);
+  const exp = tables.exports[i];
+  if (exp.objectGuid === NULL_GUID) throw errors.packageInvalid(at.file, `export[${i}].objectGuid`, tables.header.exportTableOffset, 'the asset export has a null GUID');
+  return {
+    guid: exp.objectGuid,
+    name: stem,
+    className: exp.className ?? '',
+    packagePath: at.virtualPath.replace(/\.lasset$/i, ''),
+    virtualPath: at.virtualPath,
+    file: at.file,
+    mount: at.mount,
+    kind: 'package',
+    flags: exp.assetFlags,
+    dependencies: tables.imports.map((d) => ({ guid: d.guid, type: d.type })),
+    mtimeMs: stat.mtimeMs,
+    size: stat.size,
+    hash,
+  };
+}
+
+/** Parse a `.lmeta` sidecar's text: `{"guid": "<32 hex>"}`. Throws LMETA_INVALID naming the key. */
+export function parseSidecar(text: string, sidecarFile: string): string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw errors.lmetaInvalid(sidecarFile, `not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw errors.lmetaInvalid(sidecarFile, 'must be a JSON object');
+  const guid = (raw as Record<string, unknown>).guid;
+  if (guid === undefined) throw errors.lmetaInvalid(sidecarFile, '"guid" is required', 'guid');
+  if (typeof guid !== 'string' || !/^[0-9a-fA-F]{32}$/.test(guid)) throw errors.lmetaInvalid(sidecarFile, '"guid" must be 32 hex digits', 'guid');
+  if (guid === NULL_GUID) throw errors.lmetaInvalid(sidecarFile, '"guid" may not be all zero', 'guid');
+  return guid.toLowerCase();
+}
+
+export interface TextRead {
+  record: AssetRecord;
+  /** The sidecar's stat after reading (or minting) it. */
+  sidecar: FileStat;
+  minted: boolean;
+}
+
+/**
+ * Read a text asset: hash the text, take the GUID from `<file>.lmeta`. A missing sidecar is minted
+ * (random GUID, atomic write) when `mint` is set, else LMETA_MISSING: under `--ci` nothing is ever
+ * written into the source tree.
+ */
+export async function readTextRecord(at: Located, stat: FileStat, mint: boolean): Promise<TextRead> {
+  const sidecarFile = at.file + SIDECAR_EXT;
+  const hash = await hashWholeFile(at.file, stat.size);
+  let text: string | null;
+  try {
+    text = await fsp.readFile(sidecarFile, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw asLuminaError(e, sidecarFile, 'read');
+    text = null;
+  }
+  let guid: string;
+  let minted = false;
+  if (text === null) {
+    if (!mint) throw errors.lmetaMissing(at.file);
+    guid = crypto.randomBytes(16).toString('hex');
+    await writeFileAtomic(sidecarFile, Buffer.from(`${JSON.stringify({ guid }, null, 2)}\n`, 'utf8'));
+    minted = true;
+  } else {
+    guid = parseSidecar(text, sidecarFile);
+  }
+  const sidecar = statOrNull(sidecarFile);
+  if (!sidecar) throw errors.lmetaMissing(at.file);
+  const name = path.basename(at.file);
+  return {
+    record: {
+      guid,
+      name,
+      className: `Text${path.extname(name).toLowerCase()}`,
+      packagePath: at.virtualPath,
+      virtualPath: at.virtualPath,
+      file: at.file,
+      mount: at.mount,
+      kind: 'text',
+      flags: 0,
+      dependencies: [],
+      mtimeMs: stat.mtimeMs,
+      size: stat.size,
+      hash,
+    },
+    sidecar,
+    minted,
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * The incremental cache, `Intermediates/AssetRegistry.assetdb`. Binary because the warm no-op scan
+ * has to load it in a fraction of a `find` over the project: GUIDs are stored once in a table and
+ * referenced by index, class names and mount folders too, paths relative to their mount.
+ *
+ * Layout (little-endian):
+ *   header, 16 bytes: u32 magic `LADB`, u32 format version, u64 body length
+ *   body:   u32 guidCount, 16 bytes each
+ *           u32 stringCount, (u16 length + UTF-8) each: class names, aliases, folders
+ *           u32 mountCount, per mount u32 alias string, u32 dir string
+ *           u32 entryCount, per entry:
+ *             u32 mount, u16 relLength + UTF-8 rel path (`/`-separated), f64 mtimeMs, f64 size,
+ *             8 bytes xxh64, u32 guid, u32 class string, u32 flags, u8 kind (0 package, 1 text),
+ *             text only: f64 sidecar mtimeMs, f64 sidecar size;
+ *             u32 depCount, per dependency u32 (guid index | 0x80000000 when Soft)
+ *   trailer: u64 xxh64 of the body
+ *
+ * Anything that does not match (magic, version, length, checksum, an index out of range) makes the
+ * whole file untrusted: `decodeRegistryCache` throws CACHE_INVALID and the caller rebuilds.
+ */
+import path from 'node:path';
+import { errors } from '../errors.js';
+import { DependencyType } from '../format/packageTypes.js';
+import { xxh64 } from '../util/hash.js';
+import type { AssetDependency, AssetRecord } from './types.js';
+
+export const CACHE_FILE_NAME = 'AssetRegistry.assetdb';
+const MAGIC = 0x4244414c; // 'LADB'
+export const CACHE_FORMAT_VERSION = 1;
+const HEADER = 16;
+const SOFT_BIT = 0x80000000;
+
+/** A cached file: its record plus, for a text asset, the sidecar's stat it was read with. */
+export interface CacheEntry {
+  record: AssetRecord;
+  sidecar?: { mtimeMs: number; size: number };
+}
+
+/** Serialize entries (any order; output is sorted by file for stable bytes). */
+export function encodeRegistryCache(entries: Iterable<CacheEntry>): Buffer {
+  const list = [...entries].sort((a, b) => (a.record.file < b.record.file ? -1 : a.record.file > b.record.file ? 1 : 0));
+  const guids = new Map<string, number>();
+  const strings = new Map<string, number>();
+  const mounts = new Map<string, { index: number; alias: number; dir: number; dirPath: string }>();
+  const guidOf = (g: string) => {
+    let i = guids.get(g);
+    if (i === undefined) guids.set(g, (i = guids.size));
+    return i;
+  };
+  const stringOf = (s: string) => {
+    let i = strings.get(s);
+    if (i === undefined) strings.set(s, (i = strings.size));
+    return i;
+  };
+  // The mount folder is recovered from file and virtual path, so a record is stored as its path
+  // relative to that folder and the cache never repeats the folder 50k times.
+  // A record whose file does not end in its virtual path (never made by the registry) is left
+  // out rather than stored with a wrong folder: the next scan simply reads it again.
+  const rows = list.flatMap((e) => {
+    const r = e.record;
+    const rel = r.virtualPath.slice(r.mount.length + 1);
+    const relDisk = path.sep === '/' ? rel : rel.split('/').join(path.sep);
+    if (!r.virtualPath.startsWith(`${r.mount}/`) || !r.file.endsWith(path.sep + relDisk)) return [];
+    const dirPath = r.file.slice(0, r.file.length - relDisk.length - 1);
+    const key = `${r.mount}\0${dirPath}`;
+    let m = mounts.get(key);
+    if (!m) mounts.set(key, (m = { index: mounts.size, alias: stringOf(r.mount), dir: stringOf(dirPath), dirPath }));
+    const deps = r.dependencies.map((d) => guidOf(d.guid) | (d.type === DependencyType.Soft ? SOFT_BIT : 0));
+    return [{ e, m: m.index, rel: Buffer.from(rel, 'utf8'), guid: guidOf(r.guid), cls: stringOf(r.className), deps }];
+  });
+
+  const stringBufs = [...strings.keys()].map((s) => Buffer.from(s, 'utf8'));
+  let size = 4 + guids.size * 16 + 4 + stringBufs.reduce((n, b) => n + 2 + b.byteLength, 0) + 4 + mounts.size * 8 + 4;
+  for (const row of rows) size += 4 + 2 + row.rel.byteLength + 8 + 8 + 8 + 4 + 4 + 4 + 1 + (row.e.record.kind === 'text' ? 16 : 0) + 4 + row.deps.length * 4;
+  const out = Buffer.allocUnsafe(HEADER + size + 8);
+  let p = HEADER;
+  p = out.writeUInt32LE(guids.size, p);
+  for (const g of guids.keys()) p += out.write(g, p, 16, 'hex');
+  p = out.writeUInt32LE(stringBufs.length, p);
+  for (const b of stringBufs) {
+    p = out.writeUInt16LE(b.byteLength, p);
+    p += b.copy(out, p);
+  }
+  p = out.writeUInt32LE(mounts.size, p);
+  for (const m of mounts.values()) {
+    p = out.writeUInt32LE(m.alias, p);
+    p = out.writeUInt32LE(m.dir, p);
+  }
+  p = out.writeUInt32LE(rows.length, p);
+  for (const row of rows) {
+    const r = row.e.record;
+    p = out.writeUInt32LE(row.m, p);
+    p = out.writeUInt16LE(row.rel.byteLength, p);
+    p += row.rel.copy(out, p);
+    p = out.writeDoubleLE(r.mtimeMs, p);
+    p = out.writeDoubleLE(r.size, p);
+    p += out.write(r.hash.padStart(16, '0'), p, 8, 'hex');
+    p = out.writeUInt32LE(row.guid, p);
+    p = out.writeUInt32LE(row.cls, p);
+    p = out.writeUInt32LE(r.flags >>> 0, p);
+    p = out.writeUInt8(r.kind === 'text' ? 1 : 0, p);
+    if (r.kind === 'text') {
+      p = out.writeDoubleLE(row.e.sidecar?.mtimeMs ?? -1, p);
+      p = out.writeDoubleLE(row.e.sidecar?.size ?? -1, p);
+    }
+    p = out.writeUInt32LE(row.deps.length, p);
+    for (const d of row.deps) p = out.writeUInt32LE(d >>> 0, p);
+  }
+  if (p !== HEADER + size) throw new Error(`cache encoder wrote ${p - HEADER} of ${size} bytes`);
+  out.writeUInt32LE(MAGIC, 0);
+  out.writeUInt32LE(CACHE_FORMAT_VERSION, 4);
+  out.writeBigUInt64LE(BigInt(size), 8);
+  out.writeBigUInt64LE(xxh64(out.subarray(HEADER, HEADER + size)), HEADER + size);
+  return out;
+}
+
+/** Parse a cache file's bytes. Throws CACHE_INVALID (naming `file`) on any mismatch. */
+export function decodeRegistryCache(bytes: Buffer, file: string): CacheEntry[] {
+  const bad = (why: string, offset?: number) => errors.cacheInvalid(file, why, offset);
+  if (bytes.byteLength < HEADER + 8) throw bad(`${bytes.byteLength} bytes is shorter than the header and checksum`);
+  if (bytes.readUInt32LE(0) !== MAGIC) throw bad('not an asset registry cache (bad magic)', 0);
+  const version = bytes.readUInt32LE(4);
+  if (version !== CACHE_FORMAT_VERSION) throw bad(`format version ${version}, this tool writes ${CACHE_FORMAT_VERSION}`, 4);
+  const bodySize = bytes.readBigUInt64LE(8);
+  if (bodySize !== BigInt(bytes.byteLength - HEADER - 8)) throw bad(`body length ${bodySize} does not match the file (${bytes.byteLength} bytes): truncated?`, 8);
+  const end = HEADER + Number(bodySize);
+  if (xxh64(bytes.subarray(HEADER, end)) !== bytes.readBigUInt64LE(end)) throw bad('checksum mismatch', end);
+
+  let p = HEADER;
+  const need = (n: number) => {
+    if (p + n > end) throw bad('record runs past the end of the body', p);
+  };
+  const u32 = () => {
+    need(4);
+    const v = bytes.readUInt32LE(p);
+    p += 4;
+    return v;
+  };
+  const f64 = () => {
+    need(8);
+    const v = bytes.readDoubleLE(p);
+    p += 8;
+    return v;
+  };
+  const str = () => {
+    need(2);
+    const n = bytes.readUInt16LE(p);
+    p += 2;
+    need(n);
+    const s = bytes.toString('utf8', p, p + n);
+    p += n;
+    return s;
+  };
+  const index = (i: number, count: number, what: string) => {
+    if (i >= count) throw bad(`${what} index ${i} is out of range (${count})`, p - 4);
+    return i;
+  };
+
+  const guidCount = u32();
+  need(guidCount * 16);
+  const guids = new Array<string>(guidCount);
+  for (let i = 0; i < guidCount; i++, p += 16) guids[i] = bytes.toString('hex', p, p + 16);
+  const stringCount = u32();
+  const strings = new Array<string>(stringCount);
+  for (let i = 0; i < stringCount; i++) strings[i] = str();
+  const mountCount = u32();
+  const mounts = new Array<{ alias: string; dir: string }>(mountCount);
+  for (let i = 0; i < mountCount; i++) mounts[i] = { alias: strings[index(u32(), stringCount, 'alias')], dir: strings[index(u32(), stringCount, 'folder')] };
+  const entryCount = u32();
+  const out = new Array<CacheEntry>(entryCount);
+  const depObjects = new Array<AssetDependency | undefined>(guidCount * 2).fill(undefined);
+  for (let i = 0; i < entryCount; i++) {
+    const m = mounts[index(u32(), mountCount, 'mount')];
+    const rel = str();
+    const mtimeMs = f64();
+    const size = f64();
+    need(8);
+    const hash = bytes.toString('hex', p, p + 8);
+    p += 8;
+    const guid = guids[index(u32(), guidCount, 'guid')];
+    const className = strings[index(u32(), stringCount, 'class')];
+    const flags = u32();
+    need(1);
+    const kindByte = bytes[p++];
+    if (kindByte > 1) throw bad(`kind ${kindByte} is neither package nor text`, p - 1);
+    let sidecar: CacheEntry['sidecar'];
+    if (kindByte === 1) sidecar = { mtimeMs: f64(), size: f64() };
+    const depCount = u32();
+    need(depCount * 4);
+    const dependencies = new Array<AssetDependency>(depCount);
+    for (let d = 0; d < depCount; d++) {
+      const v = u32();
+      const g = index(v & 0x7fffffff, guidCount, 'dependency');
+      const slot = g * 2 + (v & SOFT_BIT ? 1 : 0);
+      // One frozen object per (GUID, type): most imports point at a few shared assets, and fewer
+      // objects that survive the load means much less GC time in a warm scan.
+      dependencies[d] = depObjects[slot] ??= Object.freeze({ guid: guids[g], type: v & SOFT_BIT ? DependencyType.Soft : DependencyType.Hard });
+    }
+    const virtualPath = `${m.alias}/${rel}`;
+    const base = rel.slice(rel.lastIndexOf('/') + 1);
+    const isText = kindByte === 1;
+    const record: AssetRecord = {
+      guid,
+      name: isText ? base : base.slice(0, base.length - 7),
+      className,
+      packagePath: isText ? virtualPath : virtualPath.slice(0, virtualPath.length - 7),
+      virtualPath,
+      file: m.dir + path.sep + (path.sep === '/' ? rel : rel.split('/').join(path.sep)),
+      mount: m.alias,
+      kind: isText ? 'text' : 'package',
+      flags,
+      dependencies,
+      mtimeMs,
+      size,
+      hash,
+    };
+    out[i] = sidecar ? { record, sidecar } : { record };
+  }
+  if (p !== end) throw bad(`${end - p} unexplained bytes after the last entry`, p);
+  return out;
+}
