@@ -1,0 +1,219 @@
+/**
+ * `lumina-cook registry scan|list|deps|referrers|why`. Each subcommand is a plain function that
+ * loads the project, scans (incrementally, through the cache) and returns `{ data, text }`; the
+ * yargs handlers only print one or the other (`--json`). User errors are thrown as LuminaError.
+ */
+import type { Argv, CommandModule } from 'yargs';
+import { loadConfig, type ProjectConfig } from '../../config/index.js';
+import { formatLog, LuminaError, type ErrorCode } from '../errors.js';
+import { DependencyType } from '../format/packageTypes.js';
+import type { Logger } from '../log/logger.js';
+import { AssetRegistry } from './AssetRegistry.js';
+import { findDependencyChain, resolveCookRoots, type CookRoot } from './cookRoots.js';
+import type { AssetRecord, ScanProblem, ScanResult } from './types.js';
+
+export interface RegistryCliOptions {
+  /** Project folder; default '.'. */
+  project?: string;
+  /** CI mode: never write sidecars into the source tree; `scan` fails on any error-level problem. */
+  ci?: boolean;
+  log?: Logger;
+}
+
+export interface CommandOutput<T> {
+  data: T;
+  /** Human-readable output, ending in a newline. */
+  text: string;
+}
+
+const typeName = (t: DependencyType): 'Hard' | 'Soft' => (t === DependencyType.Soft ? 'Soft' : 'Hard');
+
+async function openScanned(opts: RegistryCliOptions): Promise<{ registry: AssetRegistry; result: ScanResult; config: ProjectConfig }> {
+  const { config } = loadConfig(opts.project ?? '.');
+  const registry = await AssetRegistry.open({ config, log: opts.log, mintSidecars: !opts.ci });
+  const result = await registry.scan();
+  return { registry, result, config };
+}
+
+function problemLines(problems: ScanProblem[], root: string): string {
+  return problems.map((p) => `${formatLog({ code: p.code as ErrorCode, message: p.message, file: p.file, hint: p.hint }, root)}\n`).join('');
+}
+
+/** A problem as a throwable error, for `--ci`. */
+export function problemError(p: ScanProblem): LuminaError {
+  return new LuminaError({ code: p.code as ErrorCode, message: p.message, file: p.file, hint: p.hint });
+}
+
+/** `registry scan`: the incremental pass and what it did. Under `--ci`, `firstError` is set when any problem is an error. */
+export async function registryScan(opts: RegistryCliOptions = {}): Promise<CommandOutput<ScanResult> & { firstError?: LuminaError }> {
+  const { result, config } = await openScanned(opts);
+  const text =
+    `${result.assets} assets in ${result.ms.toFixed(0)} ms: ${result.read} read, ${result.cached} cached, ` +
+    `${result.rehashed} rehashed, ${result.removed} removed, ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}\n` +
+    problemLines(result.problems, config.projectDir);
+  const bad = opts.ci ? result.problems.find((p) => p.severity !== 'warning') : undefined;
+  return bad ? { data: result, text, firstError: problemError(bad) } : { data: result, text };
+}
+
+export interface ListedAsset {
+  guid: string;
+  className: string;
+  packagePath: string;
+  virtualPath: string;
+  kind: AssetRecord['kind'];
+  flags: number;
+}
+
+/** `registry list`: one line per asset (GUID, class, package path), sorted by GUID. */
+export async function registryList(opts: RegistryCliOptions = {}): Promise<CommandOutput<ListedAsset[]>> {
+  const { registry } = await openScanned(opts);
+  const data = registry.all().map((r) => ({ guid: r.guid, className: r.className, packagePath: r.packagePath, virtualPath: r.virtualPath, kind: r.kind, flags: r.flags }));
+  return { data, text: data.map((a) => `${a.guid}  ${a.className}  ${a.packagePath}\n`).join('') };
+}
+
+export interface EdgeOut {
+  guid: string;
+  type: 'Hard' | 'Soft';
+  /** Null when no mounted asset has the GUID. */
+  packagePath: string | null;
+}
+
+export interface EdgesOutput {
+  asset: { guid: string; packagePath: string };
+  edges: EdgeOut[];
+}
+
+function edgeText(title: string, data: EdgesOutput): string {
+  const lines = data.edges.map((e) => `  ${e.type}  ${e.guid}  ${e.packagePath ?? '(missing)'}\n`);
+  return `${data.asset.packagePath} (${data.asset.guid}) ${title}: ${data.edges.length === 0 ? 'none' : ''}\n${lines.join('')}`;
+}
+
+/** `registry deps <asset>`: the asset's imports, Hard or Soft, in import order. */
+export async function registryDeps(asset: string, opts: RegistryCliOptions = {}): Promise<CommandOutput<EdgesOutput>> {
+  const { registry } = await openScanned(opts);
+  const r = registry.resolve(asset);
+  const edges = r.dependencies.map((d) => ({ guid: d.guid, type: typeName(d.type), packagePath: registry.get(d.guid)?.packagePath ?? null }));
+  const data: EdgesOutput = { asset: { guid: r.guid, packagePath: r.packagePath }, edges };
+  return { data, text: edgeText('depends on', data) };
+}
+
+/** `registry referrers <asset>`: the assets that import it (reverse map), sorted by GUID. */
+export async function registryReferrers(asset: string, opts: RegistryCliOptions = {}): Promise<CommandOutput<EdgesOutput>> {
+  const { registry } = await openScanned(opts);
+  const r = registry.resolve(asset);
+  const edges = registry.referrers(r.guid).map((x) => ({ guid: x.guid, type: typeName(x.type), packagePath: registry.get(x.guid)?.packagePath ?? null }));
+  const data: EdgesOutput = { asset: { guid: r.guid, packagePath: r.packagePath }, edges };
+  return { data, text: edgeText('is referenced by', data) };
+}
+
+export interface WhyOutput {
+  asset: { guid: string; packagePath: string };
+  /** The cook root the chain starts at; null when the asset is not reachable (it would not be cooked). */
+  root: CookRoot | null;
+  chain: Array<{ guid: string; packagePath: string; via?: 'Hard' | 'Soft' }> | null;
+  missingRoots: string[];
+}
+
+/** `registry why <asset>`: the shortest chain from a cook root to the asset. */
+export async function registryWhy(asset: string, opts: RegistryCliOptions = {}): Promise<CommandOutput<WhyOutput>> {
+  const { registry, config } = await openScanned(opts);
+  const target = registry.resolve(asset);
+  const { roots, missing } = resolveCookRoots(registry, config);
+  const links = findDependencyChain(
+    registry,
+    roots.map((r) => r.guid),
+    target.guid,
+  );
+  const chain = links?.map((l) => ({
+    guid: l.guid,
+    packagePath: registry.get(l.guid)!.packagePath,
+    ...(l.via === undefined ? {} : { via: typeName(l.via) }),
+  }));
+  const root = chain ? roots.find((r) => r.guid === chain[0].guid)! : null;
+  const data: WhyOutput = { asset: { guid: target.guid, packagePath: target.packagePath }, root, chain: chain ?? null, missingRoots: missing };
+  let text: string;
+  if (!chain || !root) {
+    text = `${target.packagePath} is not reachable from any cook root (${roots.length} root${roots.length === 1 ? '' : 's'}): it would not be cooked\n`;
+  } else {
+    text = `${chain[0].packagePath} (cook root: ${root.reason}, chunk ${root.chunk})\n`;
+    for (let i = 1; i < chain.length; i++) text += `${'  '.repeat(i)}-> ${chain[i].packagePath} (${chain[i].via})\n`;
+  }
+  for (const m of missing) text += `warning: cook root ${m} matches no asset\n`;
+  return { data, text };
+}
+
+// ---- yargs wiring ----
+
+interface CommonArgs {
+  project: string;
+  json: boolean;
+  ci: boolean;
+}
+
+const common = <T>(y: Argv<T>) =>
+  y
+    .option('project', { type: 'string', default: '.', describe: 'project folder (holds lumina-cook.json)' })
+    .option('json', { type: 'boolean', default: false, describe: 'print JSON' })
+    .option('ci', { type: 'boolean', default: false, describe: 'CI mode: never mint .lmeta sidecars; scan fails on problems' });
+
+function print<T>(out: CommandOutput<T>, json: boolean): void {
+  process.stdout.write(json ? `${JSON.stringify(out.data, null, 2)}\n` : out.text);
+}
+
+const withAsset = <T>(y: Argv<T>) => common(y).positional('asset', { type: 'string', demandOption: true, describe: 'GUID, /Game/Path/Name, object path, virtual path or file' });
+
+const scanCmd: CommandModule<object, CommonArgs> = {
+  command: 'scan',
+  describe: 'discover assets incrementally and update Intermediates/AssetRegistry.assetdb',
+  builder: (y) => common(y) as unknown as Argv<CommonArgs>,
+  handler: async (a) => {
+    const out = await registryScan({ project: a.project, ci: a.ci });
+    print(out, a.json);
+    if (out.firstError) throw out.firstError;
+  },
+};
+
+const listCmd: CommandModule<object, CommonArgs> = {
+  command: 'list',
+  describe: 'one line per asset: GUID, class, package path',
+  builder: (y) => common(y) as unknown as Argv<CommonArgs>,
+  handler: async (a) => print(await registryList({ project: a.project, ci: a.ci }), a.json),
+};
+
+type AssetArgs = CommonArgs & { asset: string };
+
+const depsCmd: CommandModule<object, AssetArgs> = {
+  command: 'deps <asset>',
+  describe: "an asset's dependencies, Hard or Soft",
+  builder: (y) => withAsset(y) as unknown as Argv<AssetArgs>,
+  handler: async (a) => print(await registryDeps(a.asset, { project: a.project, ci: a.ci }), a.json),
+};
+
+const referrersCmd: CommandModule<object, AssetArgs> = {
+  command: 'referrers <asset>',
+  describe: 'the assets that depend on an asset',
+  builder: (y) => withAsset(y) as unknown as Argv<AssetArgs>,
+  handler: async (a) => print(await registryReferrers(a.asset, { project: a.project, ci: a.ci }), a.json),
+};
+
+const whyCmd: CommandModule<object, AssetArgs> = {
+  command: 'why <asset>',
+  describe: 'the dependency chain from a cook root to an asset',
+  builder: (y) => withAsset(y) as unknown as Argv<AssetArgs>,
+  handler: async (a) => print(await registryWhy(a.asset, { project: a.project, ci: a.ci }), a.json),
+};
+
+/** `registry <subcommand>`: register with `yargs.command(registryCommand)`. */
+export const registryCommand: CommandModule = {
+  command: 'registry <command>',
+  describe: 'scan the asset registry and query dependencies',
+  builder: (y) =>
+    y
+      .command(scanCmd as unknown as CommandModule)
+      .command(listCmd as unknown as CommandModule)
+      .command(depsCmd as unknown as CommandModule)
+      .command(referrersCmd as unknown as CommandModule)
+      .command(whyCmd as unknown as CommandModule)
+      .demandCommand(1),
+  handler: () => {},
+};
