@@ -1,0 +1,132 @@
+/**
+ * Registry benchmark: cold scan (no cache) and warm no-op scan (cache present, nothing changed) of
+ * a generated project, each as a ratio against `find <root> -type f -printf '%T@ %s\n'`, which does
+ * the minimum any scan must do (list every folder, stat every file). Target: warm <= 3x find.
+ *
+ * The generator builds one template package with buildPackage and patches the GUIDs and the
+ * fixed-width asset name per file, so 50k packages are written in seconds.
+ *
+ * Run alone: `npx tsx bench/registryBench.ts [assets]`.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildPackage, hard, soft } from '../src/format/packageBuilder.js';
+import { PACKAGE_HEADER_SIZE, IMPORT_ENTRY_SIZE } from '../src/format/packageTypes.js';
+import { loadConfig } from '../config/index.js';
+import { AssetRegistry } from '../src/registry/AssetRegistry.js';
+
+const FOLDERS = 500;
+const IMPORTS = 3;
+const NAME_DIGITS = 7;
+
+/** GUID of generated asset i: unique, 32 hex digits. */
+export function benchGuid(i: number): string {
+  return `b${i.toString(16).padStart(31, '0')}`;
+}
+
+/**
+ * Write a project with `assets` packages spread over ~500 folders under `root`, each importing
+ * up to three earlier assets (two Hard, one Soft). Asset 0 is flagged Primary.
+ */
+export async function generateBenchProject(root: string, assets: number): Promise<void> {
+  const nameOf = (i: number) => `A${String(i).padStart(NAME_DIGITS, '0')}`;
+  const template = buildPackage({
+    imports: [hard(benchGuid(0)), hard(benchGuid(0)), soft(benchGuid(0))],
+    exports: [{ guid: benchGuid(0), name: nameOf(0), className: '/Script/Engine.CStaticMesh', assetFlags: 0 }],
+  });
+  const exportAt = PACKAGE_HEADER_SIZE + IMPORTS * IMPORT_ENTRY_SIZE;
+  const nameAt = exportAt + 16 + 4;
+  // assetFlags is the export entry's last field, right before the object data.
+  const flagsAt = readObjectDataOffset(template) - 4;
+  const content = path.join(root, 'Content');
+  await fsp.mkdir(content, { recursive: true });
+  await fsp.writeFile(path.join(root, 'lumina-cook.json'), JSON.stringify({ name: 'Bench', cookRoots: [] }, null, 2));
+  const dirs: string[] = [];
+  for (let d = 0; d < Math.min(FOLDERS, assets); d++) {
+    const dir = path.join(content, `Set${String(Math.floor(d / 25)).padStart(2, '0')}`, `F${String(d).padStart(3, '0')}`);
+    fs.mkdirSync(dir, { recursive: true });
+    dirs.push(dir);
+  }
+  const buf = Buffer.from(template);
+  for (let i = 0; i < assets; i++) {
+    for (let k = 0; k < IMPORTS; k++) {
+      const dep = i === 0 ? 0 : Math.floor((i * (k + 7) * 2654435761) % i);
+      Buffer.from(benchGuid(dep), 'hex').copy(buf, PACKAGE_HEADER_SIZE + k * IMPORT_ENTRY_SIZE);
+    }
+    Buffer.from(benchGuid(i), 'hex').copy(buf, exportAt);
+    buf.write(nameOf(i), nameAt, 'latin1');
+    buf.writeUInt32LE(i === 0 ? 1 : 0, flagsAt);
+    fs.writeFileSync(path.join(dirs[i % dirs.length], `${nameOf(i)}.lasset`), buf);
+  }
+}
+
+function readObjectDataOffset(pkg: Uint8Array): number {
+  return Number(Buffer.from(pkg).readBigInt64LE(32));
+}
+
+function timeFind(root: string): number {
+  const t = performance.now();
+  const r = spawnSync('sh', ['-c', `find "${root}" -type f -printf '%T@ %s\\n' > /dev/null`]);
+  if (r.status !== 0) throw new Error(`find failed: ${r.stderr}`);
+  return performance.now() - t;
+}
+
+const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
+
+/** Generate, then time find, a cold scan and a warm no-op scan (fresh registry loaded from the cache). */
+export async function runRegistryBench(opts: { assets?: number; keep?: boolean } = {}): Promise<{ lines: string[]; coldMs: number; warmMs: number; findMs: number }> {
+  const assets = opts.assets ?? 50_000;
+  const root = await fsp.mkdtemp(path.join(os.tmpdir(), 'lumina-regbench-'));
+  const lines: string[] = [];
+  try {
+    let t = performance.now();
+    await generateBenchProject(root, assets);
+    lines.push(`registry: generated ${assets} packages in ${fmt(performance.now() - t)}`);
+    const { config } = loadConfig(root);
+
+    // Warm the OS cache for every measurement alike, then take the best of three finds.
+    timeFind(root);
+    const findMs = Math.min(timeFind(root), timeFind(root), timeFind(root));
+
+    t = performance.now();
+    const cold = await AssetRegistry.open({ config });
+    const coldResult = await cold.scan();
+    const coldMs = performance.now() - t;
+    if (coldResult.assets !== assets || coldResult.problems.length > 0) {
+      throw new Error(`cold scan found ${coldResult.assets} assets and ${coldResult.problems.length} problems`);
+    }
+
+    let warmMs = Infinity;
+    for (let run = 0; run < 3; run++) {
+      t = performance.now();
+      const warm = await AssetRegistry.open({ config });
+      const r = await warm.scan();
+      warmMs = Math.min(warmMs, performance.now() - t);
+      if (r.cached !== assets || r.read !== 0) throw new Error(`warm scan read ${r.read} files, cached ${r.cached}`);
+    }
+
+    lines.push(`registry: find -printf over ${assets} files: ${fmt(findMs)}`);
+    lines.push(`registry: cold scan ${fmt(coldMs)} (${(coldMs / findMs).toFixed(1)}x find)`);
+    lines.push(
+      `registry: warm no-op scan incl. cache load ${fmt(warmMs)} (${(warmMs / findMs).toFixed(2)}x find; target <= 3x: ${warmMs <= 3 * findMs ? 'met' : 'MISSED'})`,
+    );
+    return { lines, coldMs, warmMs, findMs };
+  } finally {
+    if (!opts.keep) await fsp.rm(root, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const n = process.argv[2] ? Number(process.argv[2]) : undefined;
+  runRegistryBench({ assets: n }).then(
+    (r) => console.log(r.lines.join('\n')),
+    (e) => {
+      console.error(e);
+      process.exitCode = 1;
+    },
+  );
+}
