@@ -129,7 +129,7 @@ describe('kill -9 at random moments', () => {
     await waitFor(
       async () => {
         const s = await daemonStatus(inter).catch(() => undefined);
-        return s?.pid === child.pid && s.state === 'idle' && s.queue === 0;
+        return s !== undefined && s.pid === child.pid && s.state === 'idle' && s.queue === 0;
       },
       `the restarted daemon to settle (${stderr()})`,
       30_000,
