@@ -337,6 +337,7 @@ export class AssetRegistry {
     }
     const change = this.apply(batch, result, true);
     await this.saveIfDirty(result.problems);
+    sortProblems(result.problems);
     result.assets = this.winners.size;
     result.ms = performance.now() - t0;
     return { result, change };
@@ -393,6 +394,7 @@ export class AssetRegistry {
     }
     const change = this.apply(batch, result, false);
     await this.saveIfDirty(result.problems);
+    sortProblems(result.problems);
     result.assets = this.winners.size;
     result.ms = performance.now() - t0;
     return { result, change };
@@ -610,6 +612,11 @@ export class AssetRegistry {
       }
     }
   }
+}
+
+/** By file, then code: parallel reads finish in any order, output should not. */
+function sortProblems(problems: ScanProblem[]): void {
+  problems.sort((a, b) => byString(a.file ?? '', b.file ?? '') || byString(a.code, b.code));
 }
 
 function differs(a: AssetRecord, b: AssetRecord): boolean {

@@ -1,0 +1,269 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DependencyType } from '../../src/format/packageTypes.js';
+import { AssetRegistry, type RegistryChange } from '../../src/registry/AssetRegistry.js';
+import { bumpMtime, CLASS_MESH, g, hard, makeProject, soft, type TempProject } from './fixtures.js';
+
+let p: TempProject;
+beforeEach(() => {
+  p = makeProject();
+});
+afterEach(() => p.cleanup());
+
+const open = (opts: { mintSidecars?: boolean } = {}) => AssetRegistry.open({ config: p.config(), ...opts });
+
+describe('discovery', () => {
+  it('finds packages and text assets under /Game and an enabled plugin, with identity, class, flags and dependencies', async () => {
+    const rock = p.pkg('Content/Materials/Rock.lasset', g(1), { imports: [hard(g(2)), soft(g(3))], flags: 1 });
+    p.pkg('Content/Textures/Stone.lasset', g(2), { className: '/Script/Engine.CTexture' });
+    p.pkg('Plugins/Foliage/Content/Trees/Oak.lasset', g(3), { imports: [hard(g(2))] });
+    p.write('Content/UI/Hud.rml', '<rml/>');
+    p.write('Content/UI/Hud.rml.lmeta', JSON.stringify({ guid: g(4) }));
+    // Not assets: dotfiles, temp files of an atomic write, other extensions, dot-folders.
+    p.write('Content/.hidden.lasset', 'x');
+    p.write('Content/Materials/Rock.lasset.lctmp-1-abcd', 'x');
+    p.write('Content/readme.txt', 'x');
+    p.write('Content/.git/Stuff.lasset', 'x');
+
+    const reg = await open();
+    const r = await reg.scan();
+    expect(r).toMatchObject({ assets: 4, read: 4, cached: 0, rehashed: 0, removed: 0, problems: [] });
+    expect(reg.get(g(1))).toEqual({
+      guid: g(1),
+      name: 'Rock',
+      className: CLASS_MESH,
+      packagePath: '/Game/Materials/Rock',
+      virtualPath: '/Game/Materials/Rock.lasset',
+      file: rock,
+      mount: '/Game',
+      kind: 'package',
+      flags: 1,
+      dependencies: [
+        { guid: g(2), type: DependencyType.Hard },
+        { guid: g(3), type: DependencyType.Soft },
+      ],
+      mtimeMs: fs.statSync(rock).mtimeMs,
+      size: fs.statSync(rock).size,
+      hash: expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
+    expect(reg.get(g(3))).toMatchObject({ packagePath: '/Foliage/Trees/Oak', mount: '/Foliage' });
+    expect(reg.get(g(4))).toMatchObject({
+      name: 'Hud.rml',
+      className: 'Text.rml',
+      packagePath: '/Game/UI/Hud.rml',
+      virtualPath: '/Game/UI/Hud.rml',
+      kind: 'text',
+      flags: 0,
+      dependencies: [],
+    });
+    expect(reg.all().map((a) => a.guid)).toEqual([g(1), g(2), g(3), g(4)]);
+  });
+
+  it('reports a corrupt package and a package without an asset export as one problem each, naming the file, and scans the rest', async () => {
+    p.pkg('Content/A.lasset', g(1));
+    const bad = p.write('Content/Broken.lasset', 'definitely not a package, but long enough for a header..........');
+    const noAsset = p.pkg('Content/Renamed.lasset', g(2));
+    fs.renameSync(noAsset, p.abs('Content/Moved.lasset'));
+    p.pkg('Content/B.lasset', g(3));
+
+    const reg = await open();
+    const r = await reg.scan();
+    expect(r.assets).toBe(2);
+    // Problems come sorted by file, whatever order the parallel reads finished in.
+    expect(r.problems).toEqual([
+      expect.objectContaining({ code: 'PACKAGE_INVALID', file: bad, severity: 'error', message: expect.stringContaining('tag: expected 0x9E2A83C1') }),
+      { code: 'ASSET_MISSING', message: 'no export is named "Moved", so the package has no asset', file: p.abs('Content/Moved.lasset'), severity: 'error', hint: expect.any(String) },
+    ]);
+    expect(reg.all().map((a) => a.guid)).toEqual([g(1), g(3)]);
+  });
+
+  it('reports a duplicate GUID with both paths; the path that sorts first is the asset', async () => {
+    const a = p.pkg('Content/A/Rock.lasset', g(7));
+    const b = p.abs('Content/B/Rock.lasset');
+    fs.mkdirSync(path.dirname(b), { recursive: true });
+    fs.copyFileSync(a, b);
+    const reg = await open();
+    const r = await reg.scan();
+    expect(r.problems).toEqual([
+      {
+        code: 'DUPLICATE_GUID',
+        message: `GUID ${g(7)} is also used by ${a}`,
+        file: b,
+        severity: 'error',
+        hint: 'a copied file keeps its GUID; re-save the copy so it gets a new one',
+      },
+    ]);
+    expect(reg.get(g(7))?.file).toBe(a);
+    expect(r.assets).toBe(1);
+
+    // Deleting the winner promotes the copy.
+    fs.rmSync(a);
+    const r2 = await reg.scan();
+    expect(r2.problems).toEqual([]);
+    expect(reg.get(g(7))?.file).toBe(b);
+    expect(reg.byPackagePath('/Game/A/Rock')).toBeUndefined();
+  });
+});
+
+describe('incremental cache', () => {
+  it('does not open a file whose mtime and size match the cache', async () => {
+    const file = p.pkg('Content/Rock.lasset', g(1));
+    p.pkg('Content/Other.lasset', g(2));
+    // A whole-second mtime, so it can be put back exactly (utimes cannot restore nanoseconds).
+    const t = new Date(1_700_000_000_000);
+    fs.utimesSync(file, t, t);
+    await (await open()).scan();
+
+    // Same size, different GUID, mtime put back: only a read could notice.
+    const size = fs.statSync(file).size;
+    p.pkg('Content/Rock.lasset', g(9));
+    expect(fs.statSync(file).size).toBe(size);
+    fs.utimesSync(file, t, t);
+
+    const reg = await open();
+    expect(reg.cacheStatus).toBe('loaded');
+    const r = await reg.scan();
+    expect(r).toMatchObject({ assets: 2, read: 0, cached: 2, rehashed: 0, removed: 0 });
+    expect(reg.get(g(1))?.file).toBe(file);
+    expect(reg.get(g(9))).toBeUndefined();
+  });
+
+  it('rehashes a touched file without re-parsing it and reports no change', async () => {
+    const file = p.pkg('Content/Rock.lasset', g(1));
+    const reg = await open();
+    await reg.scan();
+    const changes: RegistryChange[] = [];
+    reg.onChange((c) => changes.push(c));
+    bumpMtime(file);
+    const r = await reg.scan();
+    expect(r).toMatchObject({ read: 0, cached: 0, rehashed: 1 });
+    expect(reg.get(g(1))?.mtimeMs).toBe(fs.statSync(file).mtimeMs);
+    expect(changes).toEqual([]);
+    // The new mtime was saved: a fresh registry takes it from the cache.
+    const again = await (await open()).scan();
+    expect(again).toMatchObject({ read: 0, cached: 1, rehashed: 0 });
+  });
+
+  it('re-reads a file whose content changed', async () => {
+    const file = p.pkg('Content/Rock.lasset', g(1));
+    const reg = await open();
+    await reg.scan();
+    p.pkg('Content/Rock.lasset', g(1), { imports: [hard(g(5))] });
+    bumpMtime(file);
+    const changes: RegistryChange[] = [];
+    reg.onChange((c) => changes.push(c));
+    const r = await reg.scan();
+    expect(r).toMatchObject({ read: 1, cached: 0, rehashed: 0 });
+    expect(reg.dependencies(g(1))).toEqual([{ guid: g(5), type: DependencyType.Hard }]);
+    expect(changes).toEqual([{ added: [], changed: [g(1)], removed: [] }]);
+  });
+
+  it('reaps a deleted file', async () => {
+    const file = p.pkg('Content/Rock.lasset', g(1));
+    p.pkg('Content/Keep.lasset', g(2));
+    await (await open()).scan();
+    fs.rmSync(file);
+    const reg = await open();
+    const changes: RegistryChange[] = [];
+    reg.onChange((c) => changes.push(c));
+    const r = await reg.scan();
+    expect(r).toMatchObject({ assets: 1, removed: 1, cached: 1 });
+    expect(reg.get(g(1))).toBeUndefined();
+    expect(changes).toEqual([{ added: [g(2)], changed: [], removed: [] }]);
+  });
+
+  it("keeps a disabled plugin's entries in the cache, out of the registry, and reuses them when it is re-enabled", async () => {
+    p.pkg('Content/Rock.lasset', g(1));
+    p.pkg('Plugins/Foliage/Content/Oak.lasset', g(2));
+    await (await open()).scan();
+
+    const disabled = p.config({ plugins: [{ name: 'Foliage', path: 'Plugins/Foliage', enabled: false }] });
+    const reg = await AssetRegistry.open({ config: disabled });
+    const r = await reg.scan();
+    expect(r).toMatchObject({ assets: 1, removed: 0, cached: 1 });
+    expect(reg.get(g(2))).toBeUndefined();
+
+    const enabled = p.config({ plugins: [{ name: 'Foliage', path: 'Plugins/Foliage' }] });
+    const reg2 = await AssetRegistry.open({ config: enabled });
+    const r2 = await reg2.scan();
+    expect(r2).toMatchObject({ assets: 2, read: 0, cached: 2, removed: 0 });
+    expect(reg2.get(g(2))?.packagePath).toBe('/Foliage/Oak');
+  });
+
+  it('does not write the cache when a scan changed nothing', async () => {
+    p.pkg('Content/Rock.lasset', g(1));
+    const reg = await open();
+    await reg.scan();
+    const old = new Date(1_700_000_000_000);
+    fs.utimesSync(reg.cacheFile, old, old);
+    const before = fs.statSync(reg.cacheFile).mtimeMs;
+    await reg.scan();
+    expect(fs.statSync(reg.cacheFile).mtimeMs).toBe(before);
+  });
+});
+
+describe('updateFiles', () => {
+  it('handles additions, edits and deletions of one batch with a single notification', async () => {
+    const a = p.pkg('Content/A.lasset', g(1));
+    const b = p.pkg('Content/B.lasset', g(2));
+    const reg = await open();
+    await reg.scan();
+    const changes: RegistryChange[] = [];
+    reg.onChange((c) => changes.push(c));
+
+    const c = p.pkg('Content/New/C.lasset', g(3), { imports: [hard(g(1))] });
+    p.pkg('Content/A.lasset', g(1), { flags: 1 });
+    bumpMtime(a);
+    fs.rmSync(b);
+    const r = await reg.updateFiles([c, a, b, path.join(p.dir, 'outside.lasset')]);
+    expect(r).toMatchObject({ assets: 2, read: 2, removed: 1, problems: [] });
+    expect(changes).toEqual([{ added: [g(3)], changed: [g(1)], removed: [g(2)] }]);
+    expect(reg.referrers(g(1))).toEqual([{ guid: g(3), type: DependencyType.Hard }]);
+
+    // The cache written by updateFiles is what a fresh registry sees.
+    const fresh = await (await open()).scan();
+    expect(fresh).toMatchObject({ assets: 2, read: 0, cached: 2 });
+  });
+
+  it('removes everything under a deleted folder and walks a folder that appeared', async () => {
+    p.pkg('Content/Set/A.lasset', g(1));
+    p.pkg('Content/Set/Deep/B.lasset', g(2));
+    const reg = await open();
+    await reg.scan();
+    fs.rmSync(p.abs('Content/Set'), { recursive: true });
+    p.pkg('Content/Moved/A.lasset', g(1));
+    const changes: RegistryChange[] = [];
+    reg.onChange((c) => changes.push(c));
+    const r = await reg.updateFiles([p.abs('Content/Set'), p.abs('Content/Moved')]);
+    expect(r).toMatchObject({ assets: 1, removed: 2, read: 1 });
+    expect(changes).toEqual([{ added: [], changed: [g(1)], removed: [g(2)] }]);
+    expect(reg.get(g(1))?.packagePath).toBe('/Game/Moved/A');
+  });
+
+  it('re-reads a text asset when only its sidecar is named', async () => {
+    p.write('Content/UI/Hud.rml', '<rml/>');
+    const meta = p.write('Content/UI/Hud.rml.lmeta', JSON.stringify({ guid: g(4) }));
+    const reg = await open();
+    await reg.scan();
+    p.write('Content/UI/Hud.rml.lmeta', JSON.stringify({ guid: g(5) }));
+    bumpMtime(meta);
+    const changes: RegistryChange[] = [];
+    reg.onChange((c) => changes.push(c));
+    await reg.updateFiles([meta]);
+    expect(reg.get(g(5))?.virtualPath).toBe('/Game/UI/Hud.rml');
+    expect(changes).toEqual([{ added: [g(5)], changed: [], removed: [g(4)] }]);
+  });
+
+  it('serializes concurrent calls and notifies once per call', async () => {
+    p.pkg('Content/A.lasset', g(1));
+    const reg = await open();
+    let n = 0;
+    reg.onChange(() => n++);
+    const b = p.pkg('Content/B.lasset', g(2));
+    const [r1, r2] = await Promise.all([reg.scan(), reg.updateFiles([b])]);
+    expect(r1.assets).toBe(2);
+    expect(r2).toMatchObject({ assets: 2, cached: 1, read: 0 });
+    expect(n).toBe(1);
+  });
+});
