@@ -257,7 +257,7 @@ async function writeIfChanged(file: string, bytes: Uint8Array): Promise<void> {
   } catch {
     // Not there yet.
   }
-  await writeOutput(file, bytes);
+  writeOutput(file, bytes);
 }
 
 /** Delete files under the cooked folder that this cook did not produce (and temp files of killed runs). */
