@@ -9,7 +9,7 @@ import fsp from 'node:fs/promises';
 import { errors } from '../src/errors.js';
 import { withAtomicFile } from '../src/util/atomicWrite.js';
 import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
-import { readCookedHeader } from '../src/format/cookedPackage.js';
+import { parseCookedHeader, readCookedHeader, type CookedHeader } from '../src/format/cookedPackage.js';
 import { BLOCK_SIZE, compressBlocks, deflateEachBlock, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
 import {
   PAK_FLAG_PATCH,
@@ -55,17 +55,43 @@ const WINDOW = 64 * BLOCK_SIZE;
 /** Bytes copied per step for 'cooked' sources. */
 const COPY_CHUNK = 4 << 20;
 
+/** Writes in flight at once: lets the next read or compression overlap the disk write. */
+const WRITES_IN_FLIGHT = 4;
+
+/**
+ * Positional writes into the temp pak. `write` advances `pos` at once and keeps a few writes in
+ * flight; `flush` waits for them, and must run before anything rewrites bytes already queued.
+ */
 class PositionalOut {
   pos = PAK_HEADER_SIZE;
+  private readonly pending: Promise<void>[] = [];
   constructor(private readonly fh: fsp.FileHandle) {}
 
-  async write(b: Uint8Array, at = this.pos): Promise<void> {
+  private async writeAt(b: Uint8Array, at: number): Promise<void> {
     let done = 0;
     while (done < b.byteLength) {
       const { bytesWritten } = await this.fh.write(b, done, b.byteLength - done, at + done);
       done += bytesWritten;
     }
+  }
+
+  /** Queue `b` at `at` (default: the end). `b` must not be reused until the next flush. */
+  async write(b: Uint8Array, at = this.pos): Promise<void> {
     this.pos = at + b.byteLength;
+    if (b.byteLength === 0) return;
+    const p = this.writeAt(b, at);
+    p.catch(() => {});
+    this.pending.push(p);
+    if (this.pending.length >= WRITES_IN_FLIGHT) await this.pending.shift();
+  }
+
+  async flush(): Promise<void> {
+    while (this.pending.length > 0) await this.pending.shift();
+  }
+
+  /** Wait for every queued write, ignoring failures (the error path). */
+  async settle(): Promise<void> {
+    await Promise.allSettled(this.pending.splice(0));
   }
 }
 
@@ -86,30 +112,62 @@ async function openSource(file: string): Promise<fsp.FileHandle> {
   }
 }
 
+/** A cooked file small enough to read whole, read ahead of its turn so reads overlap writes. */
+interface LoadedCooked {
+  header: CookedHeader;
+  bytes: Uint8Array;
+}
+
+/** Cooked files up to this size are read in one go (and read ahead); bigger ones stream in chunks. */
+const PREFETCH_MAX = 8 << 20;
+/** Sources read ahead of the one being written: bounds memory to PREFETCH_AHEAD * PREFETCH_MAX. */
+const PREFETCH_AHEAD = 4;
+
+/** Read a whole small LCKD file and validate its header; undefined when it is too big to hold. */
+async function loadCooked(file: string): Promise<LoadedCooked | undefined> {
+  const fh = await openSource(file);
+  try {
+    const { size } = await fh.stat();
+    if (size > PREFETCH_MAX) return undefined;
+    const bytes = new Uint8Array(size);
+    await readFully(fh, bytes, 0, file);
+    return { header: parseCookedHeader(bytes, file, size), bytes };
+  } finally {
+    await fh.close();
+  }
+}
+
+function cookedEntry(path: string, offset: number, h: CookedHeader): PakEntry {
+  return {
+    path,
+    offset,
+    storedSize: h.storedSize,
+    rawSize: h.rawSize,
+    xxh64: h.xxh64,
+    method: h.method,
+    blockSize: BLOCK_SIZE,
+    blockSizes: h.method === 1 ? h.blockSizes : [],
+  };
+}
+
 /** Copy an LCKD file's blocks into the pak as they are: the entry takes the LCKD's sizes, hash and method. */
-async function writeCooked(out: PositionalOut, path: string, file: string): Promise<PakEntry> {
+async function writeCooked(out: PositionalOut, path: string, file: string, loaded: LoadedCooked | undefined): Promise<PakEntry> {
+  const offset = out.pos;
+  if (loaded) {
+    await out.write(loaded.bytes.subarray(loaded.header.dataOffset));
+    return cookedEntry(path, offset, loaded.header);
+  }
   const fh = await openSource(file);
   try {
     const h = await readCookedHeader(file, fh);
-    const offset = out.pos;
-    const buf = new Uint8Array(Math.min(COPY_CHUNK, h.storedSize));
     for (let done = 0; done < h.storedSize; ) {
-      const n = Math.min(buf.byteLength, h.storedSize - done);
-      const view = buf.subarray(0, n);
+      const n = Math.min(COPY_CHUNK, h.storedSize - done);
+      const view = new Uint8Array(n); // not reused: the write may still be in flight
       await readFully(fh, view, h.dataOffset + done, file);
       await out.write(view);
       done += n;
     }
-    return {
-      path,
-      offset,
-      storedSize: h.storedSize,
-      rawSize: h.rawSize,
-      xxh64: h.xxh64,
-      method: h.method,
-      blockSize: BLOCK_SIZE,
-      blockSizes: h.method === 1 ? h.blockSizes : [],
-    };
+    return cookedEntry(path, offset, h);
   } finally {
     await fh.close();
   }
@@ -146,10 +204,11 @@ async function writeFileSource(out: PositionalOut, path: string, file: string, o
     if (size > 0 && stored < size) {
       return { path, offset, storedSize: stored, rawSize: size, xxh64: digest, method: 1, blockSize: BLOCK_SIZE, blockSizes };
     }
+    await out.flush(); // the compressed writes must land before the raw bytes overwrite them
     out.pos = offset;
     const again = createXxh64();
     for (let done = 0; done < size; ) {
-      const view = buf.subarray(0, Math.min(WINDOW, size - done));
+      const view = new Uint8Array(Math.min(WINDOW, size - done));
       await readFully(fh, view, done, file);
       again.update(view);
       await out.write(view);
@@ -202,36 +261,59 @@ export async function writePak(out: string, sources: readonly PakSource[], opts:
   const compress: CompressOptions = { level: opts.level, engine: opts.engine };
   return withAtomicFile(out, async (fh) => {
     const w = new PositionalOut(fh);
-    const entries: PakEntry[] = [];
-    for (const [i, s] of sorted.entries()) {
-      let e: PakEntry;
-      switch (s.kind) {
-        case 'cooked':
-          e = await writeCooked(w, s.path, s.file);
-          break;
-        case 'file':
-          e = await writeFileSource(w, s.path, s.file, compress);
-          break;
-        case 'bytes':
-          e = await writeBytes(w, s.path, s.data, compress);
-          break;
-        case 'tombstone':
-          e = { path: s.path, offset: 0, storedSize: 0, rawSize: 0, xxh64: 0n, method: 2, blockSize: BLOCK_SIZE, blockSizes: [] };
-          break;
+    try {
+      const entries: PakEntry[] = [];
+      // Read-ahead of small cooked files: a failed read surfaces when its entry's turn comes.
+      const ahead = new Map<number, Promise<LoadedCooked | undefined>>();
+      let nextAhead = 0;
+      const prefetch = (upTo: number): void => {
+        for (; nextAhead <= upTo && nextAhead < sorted.length; nextAhead++) {
+          const s = sorted[nextAhead];
+          if (s.kind !== 'cooked') continue;
+          const p = loadCooked(s.file);
+          p.catch(() => {});
+          ahead.set(nextAhead, p);
+        }
+      };
+      for (const [i, s] of sorted.entries()) {
+        prefetch(i + PREFETCH_AHEAD);
+        let e: PakEntry;
+        switch (s.kind) {
+          case 'cooked': {
+            const loaded = await ahead.get(i);
+            ahead.delete(i);
+            e = await writeCooked(w, s.path, s.file, loaded);
+            break;
+          }
+          case 'file':
+            e = await writeFileSource(w, s.path, s.file, compress);
+            break;
+          case 'bytes':
+            e = await writeBytes(w, s.path, s.data, compress);
+            break;
+          case 'tombstone':
+            e = { path: s.path, offset: 0, storedSize: 0, rawSize: 0, xxh64: 0n, method: 2, blockSize: BLOCK_SIZE, blockSizes: [] };
+            break;
+        }
+        entries.push(e);
+        opts.onEntry?.(e, i, sorted.length);
       }
-      entries.push(e);
-      opts.onEntry?.(e, i, sorted.length);
+      const toc: PakToc = { mountPoint, priority, baseTocHash: opts.patch?.baseTocHash ?? 0n, entries };
+      const tocBytes = encodeToc(toc);
+      const tocOffset = w.pos;
+      const tocHash = xxh64(tocBytes);
+      await w.write(tocBytes);
+      await w.write(encodeFooter(tocHash));
+      const size = w.pos;
+      await w.write(encodeHeader({ entryCount: entries.length, flags: opts.patch ? PAK_FLAG_PATCH : 0, tocOffset, tocSize: tocBytes.byteLength }), 0);
+      await w.flush();
+      // A file source rewritten as stored may have left compressed bytes past the end.
+      await fh.truncate(size);
+      return { file: out, toc, tocHash, size };
+    } catch (e) {
+      // Let queued writes settle before withAtomicFile closes and removes the temp file.
+      await w.settle();
+      throw e;
     }
-    const toc: PakToc = { mountPoint, priority, baseTocHash: opts.patch?.baseTocHash ?? 0n, entries };
-    const tocBytes = encodeToc(toc);
-    const tocOffset = w.pos;
-    const tocHash = xxh64(tocBytes);
-    await w.write(tocBytes);
-    await w.write(encodeFooter(tocHash));
-    const size = w.pos;
-    await w.write(encodeHeader({ entryCount: entries.length, flags: opts.patch ? PAK_FLAG_PATCH : 0, tocOffset, tocSize: tocBytes.byteLength }), 0);
-    // A file source rewritten as stored may have left compressed bytes past the end.
-    await fh.truncate(size);
-    return { file: out, toc, tocHash, size };
   });
 }

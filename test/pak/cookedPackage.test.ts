@@ -3,7 +3,7 @@ import { initHash, xxh64 } from '../../src/util/hash.js';
 import { BLOCK_SIZE, compressBlocks, decompressBlock, inflateBlocks } from '../../src/format/deflateBlocks.js';
 import { COOKED_FIXED_HEADER, decodeCooked, encodeCooked, parseCookedHeader } from '../../src/format/cookedPackage.js';
 import { errors } from '../../src/errors.js';
-import { caught, mixedBytes, noiseBytes } from './helpers.js';
+import { bytesDiff, caught, mixedBytes, noiseBytes } from './helpers.js';
 
 beforeAll(initHash);
 
@@ -16,7 +16,7 @@ describe('deflateBlocks', () => {
       const c = await compressBlocks(raw, { engine });
       expect(c.method).toBe(1);
       expect(c.blocks.length).toBe(4);
-      expect(inflateBlocks(c.method, c.blocks, raw.byteLength, fail)).toEqual(raw);
+      expect(bytesDiff(inflateBlocks(c.method, c.blocks, raw.byteLength, fail), raw)).toBe('same');
     }
   });
 
@@ -52,13 +52,13 @@ describe('cooked package container', () => {
       expect(h.xxh64).toBe(xxh64(raw));
       expect(h.blockCount).toBe(Math.ceil(raw.byteLength / BLOCK_SIZE));
       expect(h.dataOffset).toBe(COOKED_FIXED_HEADER + 4 * h.blockCount);
-      expect(await decodeCooked(lckd, 'x.lasset')).toEqual(raw);
+      expect(bytesDiff(await decodeCooked(lckd, 'x.lasset'), raw)).toBe('same');
     }
   });
 
   it('is deterministic', async () => {
     const raw = mixedBytes(150_000, 3);
-    expect(await encodeCooked(raw)).toEqual(await encodeCooked(raw));
+    expect(bytesDiff(await encodeCooked(raw), await encodeCooked(raw))).toBe('same');
   });
 
   it('rejects hostile headers naming field and offset', async () => {

@@ -58,3 +58,14 @@ export async function caught(f: () => unknown): Promise<{ code: string; message:
   }
   throw new Error('expected a throw');
 }
+
+/**
+ * Byte equality that stays fast on megabytes (vitest's deep equality walks typed arrays element
+ * by element). On mismatch it reports the lengths and the first differing offset.
+ */
+export function bytesDiff(actual: Uint8Array, expected: Uint8Array): string {
+  if (Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength).equals(Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength))) return 'same';
+  let i = 0;
+  while (i < actual.byteLength && i < expected.byteLength && actual[i] === expected[i]) i++;
+  return `length ${actual.byteLength} vs ${expected.byteLength}, first difference at ${i}`;
+}
