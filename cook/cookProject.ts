@@ -124,9 +124,7 @@ export async function cookProject(opts: CookProjectOptions): Promise<CookSummary
   bus.emit({ type: 'END', phase: 'scan', ms: scanMs, ok: true });
 
   const resolved = resolveCookRoots(registry, config);
-  for (const m of resolved.missing) {
-    report(errors.assetNotFound(m.path, { file: config.configFile, field: m.declaredBy === 'GameStartupMap' ? 'GameStartupMap' : 'cookRoots', hint: `declared by ${m.declaredBy}` }), ciSeverity);
-  }
+  for (const m of resolved.missing) report(errors.assetNotFound(m, { file: config.configFile, ...declaredBy(config, m) }), ciSeverity);
   if (resolved.roots.length === 0) throw errors.cookNoRoots(config.configFile);
 
   const plan = planCook(registry, resolved.roots, { soft: config.cook.soft, mountChunks: new Map(config.mounts.map((m) => [m.alias, m.chunk])) });
@@ -225,6 +223,14 @@ export async function cookProject(opts: CookProjectOptions): Promise<CookSummary
     'cook finished',
   );
   return summary;
+}
+
+/** Which config key declared a root that matched nothing, for the problem's location. */
+function declaredBy(config: ProjectConfig, root: string): { field: string; hint?: string } {
+  if (config.cookRoots.includes(root)) return { field: 'cookRoots' };
+  const i = config.plugins.findIndex((p) => p.cookRoots.includes(root));
+  if (i >= 0) return { field: `plugins[${i}].cookRoots`, hint: `declared by plugin ${config.plugins[i].name}` };
+  return { field: 'GameStartupMap' };
 }
 
 function tally(s: CookSummary, r: AssetCookResult): void {

@@ -280,7 +280,7 @@ describe('cook roots', () => {
     const s = await cookProject({ projectDir: dir });
     expect(s).toMatchObject({ ok: true, cooked: 2 });
     expect(s.problems).toEqual([
-      { code: 'ASSET_NOT_FOUND', message: 'no asset matches "/Game/Maps/Nope"', file: path.join(dir, 'lumina-cook.json'), field: 'cookRoots', hint: 'declared by cookRoots', severity: 'warning' },
+      { code: 'ASSET_NOT_FOUND', message: 'no asset matches "/Game/Maps/Nope"', file: path.join(dir, 'lumina-cook.json'), field: 'cookRoots', severity: 'warning' },
     ]);
   });
 
