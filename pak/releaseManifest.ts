@@ -93,6 +93,20 @@ export async function writeReleaseManifest(
   return target;
 }
 
+/**
+ * What `cook --release NAME` calls after writing the paks into `dir`: describe each pak (its TOC
+ * is read back, so the manifest matches the bytes on disk) and write the manifest and registry.
+ */
+export async function writeRelease(dir: string, release: { name: string; pakFiles: readonly string[]; registry?: Uint8Array }): Promise<string> {
+  const paks: ReleasePak[] = [];
+  for (const f of release.pakFiles) {
+    const full = path.resolve(dir, f);
+    if (path.dirname(full) !== path.resolve(dir)) throw errors.usage(`release pak ${f} must be inside ${dir}`);
+    paks.push(await describePakFile(full));
+  }
+  return writeReleaseManifest(dir, { name: release.name, paks, registry: release.registry });
+}
+
 /** Read and validate a release manifest; a folder means `<folder>/release.json`. */
 export async function readReleaseManifest(folderOrJson: string): Promise<ReleaseManifest & { file: string }> {
   let file = folderOrJson;

@@ -141,6 +141,8 @@ describe('pak commands', () => {
     out.length = 0;
     await run(['patch', '--base', rel, '--out', path.join(dir, 'p.pak'), '--cooked', cooked, '--json']);
     expect(JSON.parse(out.join(''))).toMatchObject({ changed: ['/Game/B.rml'], removed: ['/Game/A.lasset', '/Game/Sub/C.luau'], priority: 1 });
+    // One base pak: the patch carries exactly that pak's TOC hash (FORMAT.md).
+    expect(JSON.parse(out.join('')).baseTocHash).toBe((await describePakFile(path.join(rel, 'v1.pak'))).tocHash);
     vi.restoreAllMocks();
     expect((await runPatch({ base: path.join(rel, 'release.json'), cookedDir: cooked, out: path.join(dir, 'p2.pak') })).text).toMatch(
       /^patch .*p2\.pak against "v1" \(base [0-9a-f]{16}\), priority 1: 0 added, 1 changed, 2 removed, 0 unchanged\n$/,

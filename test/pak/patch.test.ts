@@ -8,7 +8,7 @@ import { collectSources } from '../../pak/collectSources.js';
 import { PakReader } from '../../pak/PakReader.js';
 import { MountedPaks } from '../../pak/MountedPaks.js';
 import { buildPatchPak } from '../../pak/buildPatch.js';
-import { baseTocHash, describePakFile, readReleaseManifest, writeReleaseManifest } from '../../pak/releaseManifest.js';
+import { baseTocHash, describePakFile, readReleaseManifest, writeRelease, writeReleaseManifest } from '../../pak/releaseManifest.js';
 import { bytesDiff, caught, mixedBytes, tempDir } from './helpers.js';
 
 beforeAll(initHash);
@@ -107,10 +107,7 @@ describe('patch paks end to end', () => {
     await fsp.mkdir(relV2, { recursive: true });
     for (const f of ['Main.pak', 'Chunk1.pak']) await fsp.copyFile(path.join(release, f), path.join(relV2, f));
     await fsp.copyFile(patchFile, path.join(relV2, 'v2.pak'));
-    await writeReleaseManifest(relV2, {
-      name: 'v2',
-      paks: await Promise.all(['Main.pak', 'Chunk1.pak', 'v2.pak'].map((f) => describePakFile(path.join(relV2, f)))),
-    });
+    await writeRelease(relV2, { name: 'v2', pakFiles: ['Main.pak', 'Chunk1.pak', 'v2.pak'] });
     const again = await buildPatchPak({ base: await readReleaseManifest(relV2), entries: await collectSources(cooked), out: path.join(dir, 'noop.pak') });
     expect(again).toMatchObject({ added: [], changed: [], removed: [], unchanged: 6, priority: 2 });
   });

@@ -1,0 +1,32 @@
+/** The pak layer's public API: write, read, mount, diff and patch paks; release manifests; CLI modules. */
+export { writePak, sortSources, type PakSource, type WritePakOptions, type WritePakResult } from './writePak.js';
+export { PakReader, type VerifyResult } from './PakReader.js';
+export { MountedPaks, type MountOptions, type Resolved } from './MountedPaks.js';
+export { diffPaks, type PakDiff } from './diffPaks.js';
+export { collectSources } from './collectSources.js';
+export { buildPatchPak, sourceIdentity, type BuildPatchOptions, type PatchSummary } from './buildPatch.js';
+export {
+  RELEASE_MANIFEST,
+  RELEASE_REGISTRY,
+  baseTocHash,
+  describePak,
+  describePakFile,
+  readReleaseManifest,
+  resolveRelease,
+  writeRelease,
+  writeReleaseManifest,
+  type ReleaseEntry,
+  type ReleaseManifest,
+  type ReleasePak,
+} from './releaseManifest.js';
+export {
+  METHOD_TOMBSTONE,
+  PAK_FLAG_PATCH,
+  comparePathBytes,
+  mountedPath,
+  validateVirtualPath,
+  virtualPathProblem,
+  type PakEntry,
+  type PakToc,
+} from './pakFormat.js';
+export { makePatchCommand, pakCat, pakCommand, pakDiff, pakExtract, pakLs, pakVerify, patchCommand, runPatch } from './pakCommands.js';
