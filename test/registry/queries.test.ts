@@ -1,0 +1,165 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DependencyType } from '../../src/format/packageTypes.js';
+import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
+import { findDependencyChain, resolveCookRoots } from '../../src/registry/cookRoots.js';
+import { registryDeps, registryList, registryReferrers, registryScan, registryWhy } from '../../src/registry/registryCommands.js';
+import { bumpMtime, CLASS_MESH, g, hard, makeProject, soft, type TempProject } from './fixtures.js';
+
+let p: TempProject;
+
+/**
+ * Map -> Forest (Hard) -> Oak (Soft, plugin) -> Bark (Hard); Map -> Rock (Hard) -> Bark (Hard);
+ * Loose is referenced by nobody; Sky is Primary; Hud.rml is a text asset.
+ */
+function layout() {
+  p.pkg('Content/Maps/Map.lasset', g(1), { imports: [hard(g(2)), hard(g(5))] });
+  p.pkg('Content/Env/Forest.lasset', g(2), { imports: [soft(g(3))] });
+  p.pkg('Plugins/Foliage/Content/Oak.lasset', g(3), { imports: [hard(g(4))] });
+  p.pkg('Content/Env/Bark.lasset', g(4));
+  p.pkg('Content/Env/Rock.lasset', g(5), { imports: [hard(g(4)), hard(g(99))] });
+  p.pkg('Content/Env/Loose.lasset', g(6));
+  p.pkg('Plugins/Foliage/Content/Sky.lasset', g(7), { flags: 1, imports: [hard(g(3))] });
+  p.write('Content/UI/Hud.rml', '<rml/>');
+  p.write('Content/UI/Hud.rml.lmeta', JSON.stringify({ guid: g(8) }));
+}
+
+beforeEach(() => {
+  p = makeProject({
+    cookRoots: ['/Game/Maps/Map'],
+    plugins: [{ name: 'Foliage', path: 'Plugins/Foliage', chunk: 'FoliageChunk', cookRoots: ['/Foliage/Oak', '/Foliage/Nope'] }],
+  });
+  layout();
+});
+afterEach(() => p.cleanup());
+
+async function scanned() {
+  const reg = await AssetRegistry.open({ config: p.config() });
+  await reg.scan();
+  return reg;
+}
+
+describe('queries', () => {
+  it('resolves a GUID, package path, object path, virtual path and file path; anything else is ASSET_NOT_FOUND', async () => {
+    const reg = await scanned();
+    const rock = p.abs('Content/Env/Rock.lasset');
+    for (const q of [g(5), g(5).toUpperCase(), '/Game/Env/Rock', '/Game/Env/Rock.Rock', '/Game/Env/Rock.lasset', rock, path.relative(p.dir, rock)]) {
+      expect(reg.resolve(q).guid, q).toBe(g(5));
+    }
+    expect(reg.resolve('/Game/UI/Hud.rml').guid).toBe(g(8));
+    expect(reg.byFile(rock)?.guid).toBe(g(5));
+    for (const q of ['/Game/Env/Rock.Bark', '/Game/Env/Nope', g(42), 'Rock']) {
+      expect(() => reg.resolve(q), q).toThrow(expect.objectContaining({ code: 'ASSET_NOT_FOUND', message: `no asset matches "${q}"` }));
+    }
+  });
+
+  it('keeps the reverse map up to date as files change', async () => {
+    const reg = await scanned();
+    expect(reg.referrers(g(4))).toEqual([
+      { guid: g(3), type: DependencyType.Hard },
+      { guid: g(5), type: DependencyType.Hard },
+    ]);
+    expect(reg.referrers(g(99))).toEqual([{ guid: g(5), type: DependencyType.Hard }]);
+
+    // Rock stops importing Bark; Loose starts (Soft); Oak is deleted.
+    const rock = p.pkg('Content/Env/Rock.lasset', g(5), { imports: [hard(g(99))] });
+    bumpMtime(rock);
+    const loose = p.pkg('Content/Env/Loose.lasset', g(6), { imports: [soft(g(4))] });
+    bumpMtime(loose);
+    const oak = p.abs('Plugins/Foliage/Content/Oak.lasset');
+    fs.rmSync(oak);
+    await reg.updateFiles([rock, loose, oak]);
+    expect(reg.referrers(g(4))).toEqual([{ guid: g(6), type: DependencyType.Soft }]);
+    expect(reg.referrers(g(3))).toEqual([
+      { guid: g(2), type: DependencyType.Soft },
+      { guid: g(7), type: DependencyType.Hard },
+    ]);
+    expect(reg.dependencies(g(5))).toEqual([{ guid: g(99), type: DependencyType.Hard }]);
+
+    // A full scan from the cache agrees with the incremental state.
+    const fresh = await scanned();
+    for (const guid of [g(3), g(4), g(99)]) expect(fresh.referrers(guid)).toEqual(reg.referrers(guid));
+  });
+});
+
+describe('cook roots and why', () => {
+  it('lists project, plugin and Primary roots with their chunks, and the declared roots that match nothing', async () => {
+    const reg = await scanned();
+    expect(resolveCookRoots(reg, p.config())).toEqual({
+      roots: [
+        { guid: g(1), packagePath: '/Game/Maps/Map', chunk: 'Main', reason: 'project' },
+        { guid: g(3), packagePath: '/Foliage/Oak', chunk: 'FoliageChunk', reason: 'plugin' },
+        { guid: g(7), packagePath: '/Foliage/Sky', chunk: 'FoliageChunk', reason: 'primary' },
+      ],
+      missing: ['/Foliage/Nope'],
+    });
+  });
+
+  it('uses GameStartupMap only when no project roots are set', async () => {
+    const config = p.config({ cookRoots: [], GameStartupMap: '/Game/Env/Loose', plugins: [] });
+    const reg = await AssetRegistry.open({ config });
+    await reg.scan();
+    expect(resolveCookRoots(reg, config).roots).toEqual([{ guid: g(6), packagePath: '/Game/Env/Loose', chunk: 'Main', reason: 'startupMap' }]);
+  });
+
+  it('finds the shortest chain from a root, and null when nothing reaches the asset', async () => {
+    const reg = await scanned();
+    expect(findDependencyChain(reg, [g(1)], g(4))).toEqual([{ guid: g(1) }, { guid: g(5), via: DependencyType.Hard }, { guid: g(4), via: DependencyType.Hard }]);
+    expect(findDependencyChain(reg, [g(1)], g(3))).toEqual([{ guid: g(1) }, { guid: g(2), via: DependencyType.Hard }, { guid: g(3), via: DependencyType.Soft }]);
+    expect(findDependencyChain(reg, [g(1)], g(6))).toBeNull();
+  });
+});
+
+describe('registry commands', () => {
+  it('list prints one line per asset and --json data', async () => {
+    const out = await registryList({ project: p.dir });
+    expect(out.text.split('\n')[0]).toBe(`${g(1)}  ${CLASS_MESH}  /Game/Maps/Map`);
+    expect(out.text.split('\n').filter(Boolean)).toHaveLength(8);
+    expect(out.data[7]).toEqual({ guid: g(8), className: 'Text.rml', packagePath: '/Game/UI/Hud.rml', virtualPath: '/Game/UI/Hud.rml', kind: 'text', flags: 0 });
+  });
+
+  it('deps and referrers show Hard/Soft and missing targets', async () => {
+    const deps = await registryDeps('/Game/Env/Rock', { project: p.dir });
+    expect(deps.data.edges).toEqual([
+      { guid: g(4), type: 'Hard', packagePath: '/Game/Env/Bark' },
+      { guid: g(99), type: 'Hard', packagePath: null },
+    ]);
+    expect(deps.text).toContain(`  Hard  ${g(99)}  (missing)\n`);
+    const refs = await registryReferrers(g(3), { project: p.dir });
+    expect(refs.data.edges).toEqual([
+      { guid: g(2), type: 'Soft', packagePath: '/Game/Env/Forest' },
+      { guid: g(7), type: 'Hard', packagePath: '/Foliage/Sky' },
+    ]);
+    await expect(registryDeps('/Game/Nope', { project: p.dir })).rejects.toMatchObject({ code: 'ASSET_NOT_FOUND' });
+  });
+
+  it('why prints the shortest chain from any cook root', async () => {
+    const why = await registryWhy('/Game/Env/Forest.Forest', { project: p.dir });
+    expect(why.data.chain).toEqual([
+      { guid: g(1), packagePath: '/Game/Maps/Map' },
+      { guid: g(2), packagePath: '/Game/Env/Forest', via: 'Hard' },
+    ]);
+    // Bark is two steps from the map but one from the plugin root Oak.
+    const bark = await registryWhy('/Game/Env/Bark', { project: p.dir });
+    expect(bark.data.root).toEqual({ guid: g(3), packagePath: '/Foliage/Oak', chunk: 'FoliageChunk', reason: 'plugin' });
+    expect(bark.text).toBe(
+      '/Foliage/Oak (cook root: plugin, chunk FoliageChunk)\n  -> /Game/Env/Bark (Hard)\nwarning: cook root /Foliage/Nope matches no asset\n',
+    );
+    const loose = await registryWhy('/Game/Env/Loose', { project: p.dir });
+    expect(loose.data).toMatchObject({ root: null, chain: null });
+    expect(loose.text.startsWith('/Game/Env/Loose is not reachable from any cook root (3 roots)')).toBe(true);
+  });
+
+  it('scan --ci fails on a missing sidecar without minting it; plain scan mints it', async () => {
+    p.write('Content/UI/New.rcss', 'a {}');
+    const ci = await registryScan({ project: p.dir, ci: true });
+    expect(ci.firstError).toMatchObject({ code: 'LMETA_MISSING', file: p.abs('Content/UI/New.rcss') });
+    expect(ci.text).toContain('[LMETA_MISSING] Content/UI/New.rcss: text asset has no .lmeta sidecar');
+    expect(fs.existsSync(p.abs('Content/UI/New.rcss.lmeta'))).toBe(false);
+    const plain = await registryScan({ project: p.dir });
+    expect(plain.firstError).toBeUndefined();
+    expect(plain.data).toMatchObject({ assets: 9, problems: [] });
+    expect(fs.existsSync(p.abs('Content/UI/New.rcss.lmeta'))).toBe(true);
+  });
+});
