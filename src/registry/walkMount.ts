@@ -9,6 +9,8 @@
  * bottleneck either way. Files that need reading are read in parallel (AssetRegistry.process).
  * The event loop is blocked for the walk of one full scan (~2 µs a file); per-file updates
  * (`updateFiles`) stat only the files they are given.
+ *
+ * Symlinks (to files or folders) are not followed: lstat sees the link, and a link is not an asset.
  */
 import fs from 'node:fs';
 import path from 'node:path';
