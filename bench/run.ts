@@ -16,7 +16,7 @@ const benches: Bench[] = [
   { name: 'registry', run: async (q) => (await import('./registryBench.js')).runRegistryBench(q ? { assets: 5_000 } : undefined) },
   { name: 'cook', run: async (q) => (await import('./cookBench.js')).runCookBench(q ? { assets: 2_000 } : undefined) },
   { name: 'texture', run: async (q) => (await import('./textureBench.js')).runTextureBench(q ? { count: 1 } : undefined) },
-  { name: 'pak', run: async (q) => (await import('./pakBench.js')).runPakBench(q ? { quick: true } : undefined) },
+  { name: 'pak', run: async (q) => (await import('./pakBench.js')).runPakBench(q ? { cookedMiB: 32, bigMiB: 32, reads: 50, engineMiB: 16 } : undefined) },
   { name: 'watch', run: async (q) => (await import('./watchBench.js')).runWatchBench(q ? { assets: 1_000, edits: 10 } : undefined) },
 ];
 
