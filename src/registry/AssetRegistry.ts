@@ -25,7 +25,7 @@ import { initHash } from '../util/hash.js';
 import { Vfs } from '../vfs/Vfs.js';
 import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
-import { CACHE_FILE_NAME, decodeRegistryCache, encodeRegistryCache, type CacheEntry } from './registryCache.js';
+import { CACHE_FILE_NAME, decodeRegistryCache, encodeRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
 import type { AssetDependency, AssetRecord, ScanProblem, ScanResult } from './types.js';
 import { assetKindOf, SIDECAR_EXT, statOrNull, walkMount, type FileStat, type WalkedFile } from './walkMount.js';
 
@@ -73,19 +73,14 @@ interface Indexes {
   referrers: Map<string, Map<string, DependencyType>>;
 }
 
-/** A cache entry plus the bookkeeping of the current process. */
-interface Entry extends CacheEntry {
-  /** The batch that last saw the file. */
-  gen: number;
-  /** Takes part in the registry (seen under a walked mount). */
-  live: boolean;
-}
+/** A cache entry; its record is built on first use (see registryCache.ts). */
+type Entry = CacheEntry;
 
 interface Batch {
-  /** Records that became live. */
-  upserts: AssetRecord[];
-  /** Records that stopped being live (file gone, changed, unreadable). */
-  removals: AssetRecord[];
+  /** Entries that became live. */
+  upserts: Entry[];
+  /** Entries that stopped being live (file gone, changed, unreadable). */
+  removals: Entry[];
 }
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -109,9 +104,9 @@ export class AssetRegistry {
   /** Cache: every file read, by absolute path, including files no mount shows now. */
   private readonly entries = new Map<string, Entry>();
   /** GUID -> the asset. */
-  private readonly winners = new Map<string, AssetRecord>();
+  private readonly winners = new Map<string, Entry>();
   /** GUIDs claimed by more than one live file: every claimant, sorted by file; [0] is the winner. */
-  private readonly dupes = new Map<string, AssetRecord[]>();
+  private readonly dupes = new Map<string, Entry[]>();
   /** Bumped per batch; an entry seen in this batch carries the current value. */
   private gen = 0;
   private idx: Indexes | null = null;
@@ -141,7 +136,8 @@ export class AssetRegistry {
   // ---- queries ----
 
   get(guid: string): AssetRecord | undefined {
-    return this.winners.get(guid.toLowerCase());
+    const e = this.winners.get(guid.toLowerCase());
+    return e && thawRecord(e);
   }
 
   byPackagePath(p: string): AssetRecord | undefined {
@@ -158,7 +154,7 @@ export class AssetRegistry {
 
   /** Every asset, sorted by GUID. */
   all(): AssetRecord[] {
-    return [...this.winners.values()].sort((a, b) => byString(a.guid, b.guid));
+    return [...this.winners.values()].map(thawRecord).sort((a, b) => byString(a.guid, b.guid));
   }
 
   get size(): number {
@@ -247,11 +243,7 @@ export class AssetRegistry {
       return;
     }
     try {
-      for (const e of decodeRegistryCache(bytes, this.cacheFile) as Entry[]) {
-        e.gen = 0;
-        e.live = false;
-        this.entries.set(e.record.file, e);
-      }
+      for (const e of decodeRegistryCache(bytes, this.cacheFile)) this.entries.set(e.file, e);
       this.cacheStatus = 'loaded';
     } catch (e) {
       this.entries.clear();
@@ -282,7 +274,8 @@ export class AssetRegistry {
   }
 
   private async writeCache(): Promise<void> {
-    await writeFileAtomic(this.cacheFile, encodeRegistryCache(this.entries.values()));
+    const records = [...this.entries.values()].map((e) => ({ record: thawRecord(e), sidecar: e.sidecar }));
+    await writeFileAtomic(this.cacheFile, encodeRegistryCache(records));
     this.dirty = false;
   }
 
@@ -322,7 +315,7 @@ export class AssetRegistry {
     const gen = ++this.gen;
     const walked: WalkedFile[] = [];
     for (const m of this.content) {
-      walkMount(m.dir, m.alias, m.alias, {
+      walkMount(m.dir, m, m.alias, {
         skipDirs: this.otherMountDirs(m.dir),
         onFile: (f) => walked.push(f),
         onProblem: (p) => this.warn(result.problems, this.problemOf(p.error, p.file)),
@@ -347,7 +340,7 @@ export class AssetRegistry {
     this.entries.delete(file);
     this.dirty = true;
     result.removed++;
-    if (e.live) batch.removals.push(e.record);
+    if (e.live) batch.removals.push(e);
   }
 
   private async doUpdate(paths: readonly string[]): Promise<{ result: ScanResult; change: RegistryChange }> {
@@ -366,11 +359,12 @@ export class AssetRegistry {
       }
       const hit = this.locate(target);
       if (!hit) continue;
+      const mount = this.vfs.mountOf(target)!.mount;
       const st = fs.lstatSync(target, { throwIfNoEntry: false });
       if (st?.isDirectory()) {
         walkedDirs.push(target);
-        walkMount(target, hit.mount, hit.virtualPath, {
-          skipDirs: this.otherMountDirs(this.vfs.mountOf(target)!.mount.dir),
+        walkMount(target, mount, hit.virtualPath, {
+          skipDirs: this.otherMountDirs(mount.dir),
           onFile: (f) => files.set(f.file, f),
           onProblem: (x) => this.warn(result.problems, this.problemOf(x.error, x.file)),
         });
@@ -378,7 +372,7 @@ export class AssetRegistry {
       }
       const kind = assetKindOf(path.basename(target));
       if (st?.isFile() && kind) {
-        const f: WalkedFile = { file: target, mount: hit.mount, virtualPath: hit.virtualPath, kind, mtimeMs: st.mtimeMs, size: st.size };
+        const f: WalkedFile = { file: target, mount: hit.mount, mountDir: mount.dir, virtualPath: hit.virtualPath, kind, mtimeMs: st.mtimeMs, size: st.size };
         if (kind === 'text') f.sidecar = statOrNull(target + SIDECAR_EXT);
         files.set(target, f);
       } else if (!st) {
@@ -430,54 +424,72 @@ export class AssetRegistry {
     const queue = new PQueue({ concurrency: this.concurrency });
     for (const f of files) {
       const entry = this.entries.get(f.file);
-      const r = entry?.record;
-      const samePlace = r !== undefined && r.virtualPath === f.virtualPath && r.mount === f.mount;
+      // Same file, alias and mount folder means the same virtual path.
+      const samePlace = entry !== undefined && entry.mount === f.mount && entry.mountDir === f.mountDir;
       const sameSidecar =
         f.kind !== 'text' || (entry?.sidecar !== undefined && f.sidecar != null && entry.sidecar.mtimeMs === f.sidecar.mtimeMs && entry.sidecar.size === f.sidecar.size);
-      if (samePlace && sameSidecar && r.mtimeMs === f.mtimeMs && r.size === f.size) {
+      if (samePlace && sameSidecar && entry.mtimeMs === f.mtimeMs && entry.size === f.size) {
         result.cached++;
-        entry!.gen = gen;
-        if (!entry!.live) {
-          entry!.live = true;
-          batch.upserts.push(r);
+        entry.gen = gen;
+        if (!entry.live) {
+          entry.live = true;
+          batch.upserts.push(entry);
         }
         continue;
       }
       void queue.add(async () => {
         try {
-          if (samePlace && sameSidecar && r.size === f.size && (await hashWholeFile(f.file, f.size)) === r.hash) {
+          if (samePlace && sameSidecar && entry.size === f.size && (await hashWholeFile(f.file, f.size)) === thawRecord(entry).hash) {
             // Touched, not changed: keep the parsed record, remember the new mtime.
-            r.mtimeMs = f.mtimeMs;
+            entry.mtimeMs = f.mtimeMs;
+            entry.rec!.mtimeMs = f.mtimeMs;
             result.rehashed++;
             this.dirty = true;
-            entry!.gen = gen;
-            if (!entry!.live) {
-              entry!.live = true;
-              batch.upserts.push(r);
+            entry.gen = gen;
+            if (!entry.live) {
+              entry.live = true;
+              batch.upserts.push(entry);
             }
             return;
           }
-          let next: Entry;
+          let record: AssetRecord;
+          let sidecar: FileStat | undefined;
           if (f.kind === 'package') {
-            next = { record: await readPackageRecord(f, f), gen, live: true };
+            record = await readPackageRecord(f, f);
           } else {
             const t = await readTextRecord(f, f, this.mint);
-            next = { record: t.record, sidecar: t.sidecar, gen, live: true };
+            record = t.record;
+            sidecar = t.sidecar;
             if (t.minted) this.log.info({ file: f.file + SIDECAR_EXT, asset: t.record.guid }, 'minted .lmeta sidecar');
           }
           result.read++;
           const old = this.entries.get(f.file);
-          if (old?.live) batch.removals.push(old.record);
+          if (old?.live) batch.removals.push(old);
+          const next: Entry = {
+            file: f.file,
+            guid: record.guid,
+            mount: f.mount,
+            mountDir: f.mountDir,
+            kind: record.kind,
+            mtimeMs: record.mtimeMs,
+            size: record.size,
+            sidecar,
+            rec: record,
+            at: -1,
+            image: undefined,
+            gen,
+            live: true,
+          };
           this.entries.set(f.file, next);
           this.dirty = true;
-          batch.upserts.push(next.record);
+          batch.upserts.push(next);
         } catch (e) {
           result.read++;
           const old = this.entries.get(f.file);
           if (old) {
             this.entries.delete(f.file);
             this.dirty = true;
-            if (old.live) batch.removals.push(old.record);
+            if (old.live) batch.removals.push(old);
           }
           this.warn(result.problems, this.problemOf(e, f.file));
         }
@@ -495,7 +507,7 @@ export class AssetRegistry {
   private apply(batch: Batch, result: ScanResult, allDuplicates: boolean): RegistryChange {
     // The first batch after open starts empty: everything is added, no before-image is needed.
     const fresh = this.winners.size === 0;
-    const before = new Map<string, AssetRecord | undefined>();
+    const before = new Map<string, Entry | undefined>();
     const touch = (guid: string) => {
       if (!fresh && !before.has(guid)) before.set(guid, this.winners.get(guid));
     };
@@ -542,7 +554,7 @@ export class AssetRegistry {
           if (prev === next) continue;
           if (!prev) change.added.push(guid);
           else if (!next) change.removed.push(guid);
-          else if (differs(prev, next)) change.changed.push(guid);
+          else if (differs(thawRecord(prev), thawRecord(next))) change.changed.push(guid);
         }
       }
       change.added.sort(byString);
@@ -560,7 +572,7 @@ export class AssetRegistry {
     return change;
   }
 
-  private setWinner(rec: AssetRecord): void {
+  private setWinner(rec: Entry): void {
     const prev = this.winners.get(rec.guid);
     if (prev === rec) return;
     if (prev) this.unindex(prev);
@@ -571,13 +583,14 @@ export class AssetRegistry {
   private indexes(): Indexes {
     if (this.idx) return this.idx;
     this.idx = { byPackagePath: new Map(), byVirtualPath: new Map(), byFile: new Map(), referrers: new Map() };
-    for (const r of this.winners.values()) this.index(r);
+    for (const e of this.winners.values()) this.index(e);
     return this.idx;
   }
 
-  private index(r: AssetRecord): void {
+  private index(e: Entry): void {
     const ix = this.idx;
     if (!ix) return;
+    const r = thawRecord(e);
     ix.byPackagePath.set(r.packagePath, r);
     ix.byVirtualPath.set(r.virtualPath, r);
     ix.byFile.set(r.file, r);
@@ -588,9 +601,10 @@ export class AssetRegistry {
     }
   }
 
-  private unindex(r: AssetRecord): void {
+  private unindex(e: Entry): void {
     const ix = this.idx;
     if (!ix) return;
+    const r = thawRecord(e);
     if (ix.byPackagePath.get(r.packagePath) === r) ix.byPackagePath.delete(r.packagePath);
     if (ix.byVirtualPath.get(r.virtualPath) === r) ix.byVirtualPath.delete(r.virtualPath);
     if (ix.byFile.get(r.file) === r) ix.byFile.delete(r.file);

@@ -22,7 +22,8 @@ import path from 'node:path';
 import { errors } from '../errors.js';
 import { DependencyType } from '../format/packageTypes.js';
 import { xxh64 } from '../util/hash.js';
-import type { AssetDependency, AssetRecord } from './types.js';
+import type { AssetDependency, AssetKind, AssetRecord } from './types.js';
+import type { FileStat } from './walkMount.js';
 
 export const CACHE_FILE_NAME = 'AssetRegistry.assetdb';
 const MAGIC = 0x4244414c; // 'LADB'
@@ -30,14 +31,49 @@ export const CACHE_FORMAT_VERSION = 1;
 const HEADER = 16;
 const SOFT_BIT = 0x80000000;
 
-/** A cached file: its record plus, for a text asset, the sidecar's stat it was read with. */
-export interface CacheEntry {
+/** What is written: a file's record plus, for a text asset, the sidecar's stat it was read with. */
+export interface CacheRecord {
   record: AssetRecord;
-  sidecar?: { mtimeMs: number; size: number };
+  sidecar?: FileStat;
+}
+
+/**
+ * A loaded cache entry. Loading builds only what a warm scan compares (file, stat, GUID, mount);
+ * the full record is decoded from the cache bytes on first use (`thawRecord`), so a no-op scan of
+ * a large project allocates a few objects per file instead of a dozen. `gen` and `live` are the
+ * registry's bookkeeping, allocated here so a load makes one object per file.
+ */
+export interface CacheEntry {
+  file: string;
+  guid: string;
+  mount: string;
+  /** The mount folder the file was found under: same file + alias + folder means same virtual path. */
+  mountDir: string;
+  kind: AssetKind;
+  mtimeMs: number;
+  size: number;
+  /** Text assets: the sidecar's stat when it was read. */
+  sidecar: FileStat | undefined;
+  /** The full record, once built. Its mtimeMs is kept equal to `mtimeMs`. */
+  rec: AssetRecord | undefined;
+  /** Where the entry's bytes start in `image`, for thawing. */
+  at: number;
+  image: CacheImage | undefined;
+  gen: number;
+  live: boolean;
+}
+
+/** The decoded cache file, kept while any entry is not thawed yet. */
+export interface CacheImage {
+  bytes: Buffer;
+  guids: string[];
+  strings: string[];
+  mounts: Array<{ alias: string; dir: string }>;
+  depObjects: Array<AssetDependency | undefined>;
 }
 
 /** Serialize entries (any order; output is sorted by file for stable bytes). */
-export function encodeRegistryCache(entries: Iterable<CacheEntry>): Buffer {
+export function encodeRegistryCache(entries: Iterable<CacheRecord>): Buffer {
   const list = [...entries].sort((a, b) => (a.record.file < b.record.file ? -1 : a.record.file > b.record.file ? 1 : 0));
   const guids = new Map<string, number>();
   const strings = new Map<string, number>();
@@ -114,7 +150,10 @@ export function encodeRegistryCache(entries: Iterable<CacheEntry>): Buffer {
   return out;
 }
 
-/** Parse a cache file's bytes. Throws CACHE_INVALID (naming `file`) on any mismatch. */
+/**
+ * Parse and check a cache file's bytes. Every count, index and length is validated here, so a
+ * thaw later never meets a bad byte. Throws CACHE_INVALID (naming `file`) on any mismatch.
+ */
 export function decodeRegistryCache(bytes: Buffer, file: string): CacheEntry[] {
   const bad = (why: string, offset?: number) => errors.cacheInvalid(file, why, offset);
   if (bytes.byteLength < HEADER + 8) throw bad(`${bytes.byteLength} bytes is shorter than the header and checksum`);
@@ -134,12 +173,6 @@ export function decodeRegistryCache(bytes: Buffer, file: string): CacheEntry[] {
     need(4);
     const v = bytes.readUInt32LE(p);
     p += 4;
-    return v;
-  };
-  const f64 = () => {
-    need(8);
-    const v = bytes.readDoubleLE(p);
-    p += 8;
     return v;
   };
   const str = () => {
@@ -166,56 +199,96 @@ export function decodeRegistryCache(bytes: Buffer, file: string): CacheEntry[] {
   const mountCount = u32();
   const mounts = new Array<{ alias: string; dir: string }>(mountCount);
   for (let i = 0; i < mountCount; i++) mounts[i] = { alias: strings[index(u32(), stringCount, 'alias')], dir: strings[index(u32(), stringCount, 'folder')] };
+  const image: CacheImage = { bytes, guids, strings, mounts, depObjects: new Array<AssetDependency | undefined>(guidCount * 2).fill(undefined) };
   const entryCount = u32();
   const out = new Array<CacheEntry>(entryCount);
-  const depObjects = new Array<AssetDependency | undefined>(guidCount * 2).fill(undefined);
+  const sep = path.sep;
   for (let i = 0; i < entryCount; i++) {
+    const at = p;
     const m = mounts[index(u32(), mountCount, 'mount')];
     const rel = str();
-    const mtimeMs = f64();
-    const size = f64();
-    need(8);
-    const hash = bytes.toString('hex', p, p + 8);
-    p += 8;
+    need(8 + 8 + 8 + 4 + 4 + 4 + 1);
+    const mtimeMs = bytes.readDoubleLE(p);
+    const size = bytes.readDoubleLE(p + 8);
+    p += 24; // mtime, size, hash
     const guid = guids[index(u32(), guidCount, 'guid')];
-    const className = strings[index(u32(), stringCount, 'class')];
-    const flags = u32();
-    need(1);
+    index(u32(), stringCount, 'class');
+    p += 4; // flags
     const kindByte = bytes[p++];
     if (kindByte > 1) throw bad(`kind ${kindByte} is neither package nor text`, p - 1);
-    let sidecar: CacheEntry['sidecar'];
-    if (kindByte === 1) sidecar = { mtimeMs: f64(), size: f64() };
+    let sidecar: FileStat | undefined;
+    if (kindByte === 1) {
+      need(16);
+      sidecar = { mtimeMs: bytes.readDoubleLE(p), size: bytes.readDoubleLE(p + 8) };
+      p += 16;
+    }
     const depCount = u32();
     need(depCount * 4);
-    const dependencies = new Array<AssetDependency>(depCount);
-    for (let d = 0; d < depCount; d++) {
-      const v = u32();
-      const g = index(v & 0x7fffffff, guidCount, 'dependency');
-      const slot = g * 2 + (v & SOFT_BIT ? 1 : 0);
-      // One frozen object per (GUID, type): most imports point at a few shared assets, and fewer
-      // objects that survive the load means much less GC time in a warm scan.
-      dependencies[d] = depObjects[slot] ??= Object.freeze({ guid: guids[g], type: v & SOFT_BIT ? DependencyType.Soft : DependencyType.Hard });
-    }
-    const virtualPath = `${m.alias}/${rel}`;
-    const base = rel.slice(rel.lastIndexOf('/') + 1);
-    const isText = kindByte === 1;
-    const record: AssetRecord = {
+    for (let d = 0; d < depCount; d++) index(u32() & 0x7fffffff, guidCount, 'dependency');
+    out[i] = {
+      file: m.dir + sep + (sep === '/' ? rel : rel.split('/').join(sep)),
       guid,
-      name: isText ? base : base.slice(0, base.length - 7),
-      className,
-      packagePath: isText ? virtualPath : virtualPath.slice(0, virtualPath.length - 7),
-      virtualPath,
-      file: m.dir + path.sep + (path.sep === '/' ? rel : rel.split('/').join(path.sep)),
       mount: m.alias,
-      kind: isText ? 'text' : 'package',
-      flags,
-      dependencies,
+      mountDir: m.dir,
+      kind: kindByte === 1 ? 'text' : 'package',
       mtimeMs,
       size,
-      hash,
+      sidecar,
+      rec: undefined,
+      at,
+      image,
+      gen: 0,
+      live: false,
     };
-    out[i] = sidecar ? { record, sidecar } : { record };
   }
   if (p !== end) throw bad(`${end - p} unexplained bytes after the last entry`, p);
   return out;
 }
+
+/** The entry's full record: decoded from the cache bytes on first call (already validated), then kept. */
+export function thawRecord(e: CacheEntry): AssetRecord {
+  if (e.rec) return e.rec;
+  const img = e.image!;
+  const b = img.bytes;
+  let p = e.at + 4;
+  const relLength = b.readUInt16LE(p);
+  const rel = b.toString('utf8', p + 2, p + 2 + relLength);
+  p += 2 + relLength + 16;
+  const hash = b.toString('hex', p, p + 8);
+  p += 8 + 4;
+  const className = img.strings[b.readUInt32LE(p)];
+  const flags = b.readUInt32LE(p + 4);
+  p += 9 + (e.kind === 'text' ? 16 : 0);
+  const depCount = b.readUInt32LE(p);
+  p += 4;
+  const dependencies = new Array<AssetDependency>(depCount);
+  for (let d = 0; d < depCount; d++, p += 4) {
+    const v = b.readUInt32LE(p);
+    const g = v & 0x7fffffff;
+    const slot = g * 2 + (v & SOFT_BIT ? 1 : 0);
+    // One frozen object per (GUID, type): most imports point at a few shared assets.
+    dependencies[d] = img.depObjects[slot] ??= Object.freeze({ guid: img.guids[g], type: v & SOFT_BIT ? DependencyType.Soft : DependencyType.Hard });
+  }
+  const virtualPath = `${e.mount}/${rel}`;
+  const base = rel.slice(rel.lastIndexOf('/') + 1);
+  const isText = e.kind === 'text';
+  e.rec = {
+    guid: e.guid,
+    name: isText ? base : base.slice(0, base.length - PACKAGE_EXT_LENGTH),
+    className,
+    packagePath: isText ? virtualPath : virtualPath.slice(0, virtualPath.length - PACKAGE_EXT_LENGTH),
+    virtualPath,
+    file: e.file,
+    mount: e.mount,
+    kind: e.kind,
+    flags,
+    dependencies,
+    mtimeMs: e.mtimeMs,
+    size: e.size,
+    hash,
+  };
+  e.image = undefined;
+  return e.rec;
+}
+
+const PACKAGE_EXT_LENGTH = '.lasset'.length;

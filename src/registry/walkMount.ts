@@ -29,6 +29,8 @@ export interface WalkedFile {
   file: string;
   /** The mount alias, `/Game`. */
   mount: string;
+  /** The mount's folder (absolute). */
+  mountDir: string;
   /** `/Game/Materials/Rock.lasset`. */
   virtualPath: string;
   kind: 'package' | 'text';
@@ -46,6 +48,8 @@ export interface WalkProblem {
 /** What kind of asset a file name is, or null when it is not one (sidecars, temp files, dotfiles). */
 export function assetKindOf(name: string): 'package' | 'text' | null {
   if (name.startsWith('.') || name.includes(TEMP_MARKER)) return null;
+  // Fast path for the common case; the walk calls this once per file.
+  if (name.endsWith(PACKAGE_EXT)) return 'package';
   const ext = path.extname(name).toLowerCase();
   if (ext === PACKAGE_EXT) return 'package';
   if (TEXT_EXTS.has(ext)) return 'text';
@@ -66,14 +70,15 @@ export function statOrNull(file: string): FileStat | null {
 }
 
 /**
- * Walk `dir` (mounted at `alias`; `virtualDir` is the virtual path of `dir` itself), calling
+ * Walk `dir`, a folder inside `mount` (or the mount folder itself) whose virtual path is
+ * `virtualDir`, calling
  * `onFile` for every asset file. Folders in `skipDirs` (other mounts nested inside this one) are
  * not entered, so no file is seen under two aliases. Dot-folders are skipped. Unreadable folders
  * become problems; the walk goes on. A missing `dir` is an empty mount.
  */
 export function walkMount(
   dir: string,
-  alias: string,
+  mount: { alias: string; dir: string },
   virtualDir: string,
   opts: { skipDirs?: ReadonlySet<string>; onFile: (f: WalkedFile) => void; onProblem: (p: WalkProblem) => void },
 ): void {
@@ -106,7 +111,7 @@ export function walkMount(
       } catch {
         continue; // deleted since readdir
       }
-      const walked: WalkedFile = { file, mount: alias, virtualPath: `${vdir}/${name}`, kind, mtimeMs: st.mtimeMs, size: st.size };
+      const walked: WalkedFile = { file, mount: mount.alias, mountDir: mount.dir, virtualPath: `${vdir}/${name}`, kind, mtimeMs: st.mtimeMs, size: st.size };
       if (kind === 'text') {
         names ??= new Set(entries.map((x) => x.name));
         walked.sidecar = names.has(name + SIDECAR_EXT) ? statOrNull(file + SIDECAR_EXT) : null;

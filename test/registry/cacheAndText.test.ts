@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
-import { decodeRegistryCache, encodeRegistryCache } from '../../src/registry/registryCache.js';
+import { decodeRegistryCache, encodeRegistryCache, thawRecord } from '../../src/registry/registryCache.js';
 import { initHash } from '../../src/util/hash.js';
 import { g, hard, makeProject, soft, type TempProject } from './fixtures.js';
 
@@ -30,8 +30,9 @@ describe('cache file', () => {
     const { cacheFile, expected } = await populated();
     await initHash();
     const entries = decodeRegistryCache(fs.readFileSync(cacheFile), cacheFile);
-    expect(entries.map((e) => e.record).sort((a, b) => a.guid.localeCompare(b.guid)).map(({ mtimeMs, ...r }) => r)).toEqual(expected);
-    expect(encodeRegistryCache(entries)).toEqual(fs.readFileSync(cacheFile));
+    const records = entries.map(thawRecord);
+    expect(records.sort((a, b) => a.guid.localeCompare(b.guid)).map(({ mtimeMs, ...r }) => r)).toEqual(expected);
+    expect(encodeRegistryCache(entries.map((e) => ({ record: thawRecord(e), sidecar: e.sidecar })))).toEqual(fs.readFileSync(cacheFile));
   });
 
   const damage: Array<[string, (b: Buffer) => Buffer, RegExp]> = [
