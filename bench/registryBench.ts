@@ -113,12 +113,16 @@ export async function runRegistryBench(opts: { assets?: number; keep?: boolean }
       throw new Error(`cold scan found ${coldResult.assets} assets and ${coldResult.problems.length} problems`);
     }
 
+    // Best of three; the first run also pays for JIT warm-up of the warm path, so it is shown too.
     let warmMs = Infinity;
+    let firstWarmMs = 0;
     for (let run = 0; run < 3; run++) {
       t = performance.now();
       const warm = await AssetRegistry.open({ config });
       const r = await warm.scan();
-      warmMs = Math.min(warmMs, performance.now() - t);
+      const ms = performance.now() - t;
+      if (run === 0) firstWarmMs = ms;
+      warmMs = Math.min(warmMs, ms);
       if (r.cached !== assets || r.read !== 0) throw new Error(`warm scan read ${r.read} files, cached ${r.cached}`);
     }
 
@@ -126,7 +130,7 @@ export async function runRegistryBench(opts: { assets?: number; keep?: boolean }
     lines.push(`registry: readPackageTables alone over every file: ${fmt(tablesMs)}`);
     lines.push(`registry: cold scan ${fmt(coldMs)} (${(coldMs / findMs).toFixed(1)}x find, ${(coldMs / tablesMs).toFixed(2)}x reading the tables)`);
     lines.push(
-      `registry: warm no-op scan incl. cache load ${fmt(warmMs)} (${(warmMs / findMs).toFixed(2)}x find; target <= 3x: ${warmMs <= 3 * findMs ? 'met' : 'MISSED'})`,
+      `registry: warm no-op scan incl. cache load ${fmt(warmMs)} best of 3, first ${fmt(firstWarmMs)} (${(warmMs / findMs).toFixed(2)}x find; target <= 3x: ${warmMs <= 3 * findMs ? 'met' : 'MISSED'})`,
     );
     return { lines, coldMs, warmMs, findMs, tablesMs };
   } finally {
