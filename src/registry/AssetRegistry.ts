@@ -86,6 +86,7 @@ interface Batch {
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export class AssetRegistry {
+  /** The project's mounts (content mounts from the config, plus /Intermediates). Read it; do not mount on it. */
   readonly vfs = new Vfs();
   readonly cacheFile: string;
   /** Whether the cache was loaded, absent, or unusable and rebuilt (with a warning). */

@@ -78,6 +78,28 @@ describe('discovery', () => {
     expect(reg.all().map((a) => a.guid)).toEqual([g(1), g(3)]);
   });
 
+  it('walks a plugin nested inside the /Game folder once, under its own alias, and never a disabled one as /Game', async () => {
+    p.pkg('Content/Rock.lasset', g(1));
+    p.pkg('Content/Plugins/Inner/Content/Leaf.lasset', g(2));
+    p.pkg('Content/Plugins/Off/Content/Old.lasset', g(3));
+    const config = p.config({
+      plugins: [
+        { name: 'Inner', path: 'Content/Plugins/Inner' },
+        { name: 'Off', path: 'Content/Plugins/Off', enabled: false },
+      ],
+    });
+    const reg = await AssetRegistry.open({ config });
+    const r = await reg.scan();
+    expect(r).toMatchObject({ assets: 2, read: 2, problems: [] });
+    expect(reg.get(g(2))?.virtualPath).toBe('/Inner/Leaf.lasset');
+    expect(reg.get(g(3))).toBeUndefined();
+    // Per-file updates agree with the walk.
+    const leaf = p.abs('Content/Plugins/Inner/Content/Leaf.lasset');
+    bumpMtime(leaf);
+    await reg.updateFiles([leaf, p.abs('Content/Plugins/Off/Content/Old.lasset')]);
+    expect(reg.all().map((a) => a.virtualPath)).toEqual(['/Game/Rock.lasset', '/Inner/Leaf.lasset']);
+  });
+
   it('reports a duplicate GUID with both paths; the path that sorts first is the asset', async () => {
     const a = p.pkg('Content/A/Rock.lasset', g(7));
     const b = p.abs('Content/B/Rock.lasset');
