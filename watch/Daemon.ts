@@ -136,10 +136,11 @@ export class Daemon {
 
   private async openSession(config: ProjectConfig): Promise<Session> {
     await sweepProject(config, this.log);
-    const registry = await AssetRegistry.open({ config, log: this.log, mintSidecars: true });
+    const registry = await AssetRegistry.open({ config, log: this.log, mintSidecars: true, autoSave: false });
     const scan = await registry.scan();
     this.bus.emit({ type: 'SCAN_END', assets: scan.assets, read: scan.read, cached: scan.cached, removed: scan.removed, ms: scan.ms });
     for (const p of scan.problems) this.noteProblem(p);
+    await registry.save().catch((e: unknown) => this.log.warn({ err: e }, 'registry cache not saved'));
     const cook = new IncrementalCook({ config, registry, bus: this.bus, log: this.log });
     const batcher = new ChangeBatcher({
       debounceMs: this.opts.debounceMs ?? config.watch.debounceMs,
@@ -200,7 +201,10 @@ export class Daemon {
           off();
         }
         for (const p of scan.problems) this.noteProblem(p);
-        const r = await s.cook.runBatch();
+        const r = await s.cook.runBatch(change);
+        // The registry cache is advisory (a stale one only costs reads on the next scan), so it
+        // is saved after the dev pak, off the latency path, instead of inside updateFiles.
+        await s.registry.save().catch((e: unknown) => this.log.warn({ err: e }, 'registry cache not saved'));
         for (const f of r.failed) this.noteError(f);
         summary = { changed: change.added.length + change.changed.length, removed: change.removed.length, cooked: r.cooked };
         ok = r.failed.length === 0;

@@ -25,6 +25,8 @@ export interface BatchCookResult {
   failed: LuminaLog[];
   /** Paths newly tombstoned in the dev pak. */
   removed: number;
+  /** False when the batch could not change what ships (content-only edits): no re-plan. */
+  replanned: boolean;
   devPakWritten: boolean;
   ms: number;
 }
@@ -33,6 +35,18 @@ export interface BatchCookResult {
 interface Shipped {
   guid: string;
   hash: string;
+}
+
+/** Which GUIDs a registry batch touched (AssetRegistry's onChange payload). */
+export interface ChangedGuids {
+  added: readonly string[];
+  changed: readonly string[];
+  removed: readonly string[];
+}
+
+/** Everything about a record that can change the plan (what ships where); content is not in it. */
+function graphSignature(r: AssetRecord): string {
+  return `${r.virtualPath}|${r.mount}|${r.kind}|${r.flags}|${r.dependencies.map((d) => `${d.guid}${d.type}`).join(',')}`;
 }
 
 export interface IncrementalCookOptions {
@@ -48,6 +62,8 @@ export class IncrementalCook {
   private ctx!: AssetCookContext;
   /** Virtual path -> what ships there, as of the last full cook or batch. */
   private shipped = new Map<string, Shipped>();
+  /** GUID -> graph signature of every record at the last plan. */
+  private readonly signatures = new Map<string, string>();
 
   constructor(private readonly opts: IncrementalCookOptions) {
     const { config } = opts;
@@ -75,7 +91,7 @@ export class IncrementalCook {
     this.shipped = this.plan();
   }
 
-  /** Everything the current registry ships, by virtual path. */
+  /** Everything the current registry ships, by virtual path; remembers each record's graph signature. */
   private plan(): Map<string, Shipped> {
     const { config, registry } = this.opts;
     const { roots } = resolveCookRoots(registry, config);
@@ -84,23 +100,51 @@ export class IncrementalCook {
     const add = (p: PlannedAsset) => out.set(p.record.virtualPath, { guid: p.record.guid, hash: p.record.hash });
     plan.packages.forEach(add);
     plan.textAssets.forEach(add);
+    this.signatures.clear();
+    for (const r of registry.all()) this.signatures.set(r.guid, graphSignature(r));
     return out;
   }
 
-  /** Cook what changed since the last batch and write the dev pak. */
-  async runBatch(): Promise<BatchCookResult> {
+  /**
+   * The plan after `change`. Planning walks the whole graph (tens of ms at 10k assets), so it is
+   * skipped when no asset came or went and every changed record kept its graph signature (path,
+   * mount, flags, imports): then the same assets ship and only their content changed.
+   */
+  private nextPlan(change: ChangedGuids | undefined): { next: Map<string, Shipped>; replanned: boolean } {
+    const { registry } = this.opts;
+    const contentOnly =
+      change !== undefined &&
+      change.added.length === 0 &&
+      change.removed.length === 0 &&
+      change.changed.every((g) => {
+        const r = registry.get(g);
+        return r !== undefined && this.signatures.get(g) === graphSignature(r);
+      });
+    if (!contentOnly) return { next: this.plan(), replanned: true };
+    const next = new Map(this.shipped);
+    for (const g of change.changed) {
+      const r = registry.get(g)!;
+      if (next.has(r.virtualPath)) next.set(r.virtualPath, { guid: g, hash: r.hash });
+    }
+    return { next, replanned: false };
+  }
+
+  /**
+   * Cook what changed since the last batch and write the dev pak. `change` is the registry's
+   * notification for the batch (undefined: unknown, re-plan). Order: cooked files, then the dev pak
+   * that points at them (the edit is readable from here), then the cook cache (after the outputs
+   * it names; off the latency path).
+   */
+  async runBatch(change?: ChangedGuids): Promise<BatchCookResult> {
     const t0 = performance.now();
     const { registry, bus } = this.opts;
-    const next = this.plan();
+    const { next, replanned } = this.nextPlan(change);
     const todo: AssetRecord[] = [];
     for (const [vp, s] of next) {
       const was = this.shipped.get(vp);
       if (was && was.guid === s.guid && was.hash === s.hash) continue;
       const record = registry.get(s.guid);
       if (!record) continue;
-      // The cook cache is keyed by GUID and checks the output it recorded: after a rename that
-      // output still exists under the OLD path, so the entry would be a hit pointing nowhere new.
-      if (this.cache.peek(record.guid)?.cookedFile !== record.virtualPath.slice(1)) this.cache.delete(record.guid);
       todo.push(record);
     }
     let removed = 0;
@@ -110,6 +154,18 @@ export class IncrementalCook {
         removed++;
       }
     }
+    // Cooking overwrites `Saved/Cooked/<path>` in place. Were the saved manifest still to hold the
+    // old entry when a kill lands between that overwrite and the next save, the entry would describe
+    // bytes that are no longer there (and a revert to the old source of the same cooked size would
+    // be a false hit). So the entries of everything about to be re-cooked leave the manifest first.
+    let invalidated = false;
+    for (const record of todo) {
+      if (this.cache.peek(record.guid)) {
+        this.cache.delete(record.guid);
+        invalidated = true;
+      }
+    }
+    if (invalidated) await this.cache.save();
     const failed: LuminaLog[] = [];
     let cooked = 0;
     // A batch is a handful of files: cook them in parallel, the libuv pool does the deflate.
@@ -135,9 +191,8 @@ export class IncrementalCook {
       }),
     );
     this.shipped = next;
-    // The cooked files are on disk before the cache names them, and before the pak points at them.
-    await this.cache.save();
     const devPakWritten = await this.devPak.write();
-    return { cooked, failed, removed, devPakWritten, ms: performance.now() - t0 };
+    await this.cache.save();
+    return { cooked, failed, removed, replanned, devPakWritten, ms: performance.now() - t0 };
   }
 }

@@ -9,7 +9,13 @@
  * registry reports it as a problem and the write's last 'change' event re-runs it. `atomic` stays
  * on (chokidar's default with fs.watch): an unlink followed by an add within 100 ms is reported
  * as one 'change', which is how temp + rename saves look on some platforms.
+ *
+ * chokidar throttles 'change' per path to one per 50 ms and DROPS the rest (leading edge only,
+ * no trailing event): a second save within 50 ms of the first would never be seen, and the paks
+ * would keep the first save's content. So every add/change schedules one re-stat of the file a
+ * little after that window; if the file is not what the event saw, a 'change' is pushed.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
@@ -17,6 +23,9 @@ import type { Logger } from '../src/log/logger.js';
 import { silentLogger } from '../src/log/logger.js';
 import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 import { isIgnoredFileName, type ChangeBatcher, type RawEventName } from './ChangeBatcher.js';
+
+/** A little past chokidar's 50 ms per-path 'change' throttle. */
+const RECHECK_MS = 70;
 
 export interface MountWatcherOptions {
   /** Folders to watch (mount roots); missing ones are skipped by chokidar until they appear. */
@@ -43,17 +52,45 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
     if (name.startsWith('.') || name.includes(TEMP_MARKER)) return true;
     return stats?.isFile() === true && isIgnoredFileName(name);
   };
-  const fsw: FSWatcher = watch([...roots], { ignoreInitial: true, ignored, persistent: true, awaitWriteFinish: false });
-  const forward = (event: RawEventName) => (p: string) => opts.batcher.push(event, p);
-  fsw.on('add', forward('add'));
-  fsw.on('change', forward('change'));
-  fsw.on('unlink', forward('unlink'));
-  fsw.on('unlinkDir', forward('unlinkDir'));
+  const fsw: FSWatcher = watch([...roots], { ignoreInitial: true, ignored, persistent: true, awaitWriteFinish: false, alwaysStat: true });
+  let closed = false;
+  const rechecks = new Map<string, NodeJS.Timeout>();
+  const identity = (st: Pick<Stats, 'mtimeMs' | 'size' | 'ino'>) => `${st.mtimeMs}:${st.size}:${st.ino}`;
+  const recheckLater = (file: string, seen: string) => {
+    clearTimeout(rechecks.get(file));
+    const t = setTimeout(() => {
+      rechecks.delete(file);
+      if (closed) return;
+      fs.stat(file, (err, st) => {
+        if (closed || err) return; // gone: the watcher reports the unlink itself
+        const now = identity(st);
+        if (now === seen) return;
+        opts.batcher.push('change', file);
+        recheckLater(file, now);
+      });
+    }, RECHECK_MS);
+    t.unref();
+    rechecks.set(file, t);
+  };
+  const onWrite = (event: 'add' | 'change') => (file: string, stats?: Stats) => {
+    opts.batcher.push(event, file);
+    recheckLater(file, stats ? identity(stats) : '');
+  };
+  fsw.on('add', onWrite('add'));
+  fsw.on('change', onWrite('change'));
+  fsw.on('unlink', (file: string) => opts.batcher.push('unlink', file));
+  fsw.on('unlinkDir', (dir: string) => opts.batcher.push('unlinkDir', dir));
   fsw.on('error', (e) => log.warn({ err: e }, 'watcher error'));
   const ready = new Promise<void>((resolve) => fsw.once('ready', () => resolve()));
   let closing: Promise<void> | undefined;
   return {
     ready,
-    close: () => (closing ??= fsw.close()),
+    close: () =>
+      (closing ??= (async () => {
+        closed = true;
+        for (const t of rechecks.values()) clearTimeout(t);
+        rechecks.clear();
+        await fsw.close();
+      })()),
   };
 }

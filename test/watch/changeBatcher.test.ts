@@ -135,6 +135,12 @@ describe('watchMounts + ChangeBatcher on real files', () => {
     if (root) await fsp.rm(root, { recursive: true, force: true });
   });
 
+  /** Wait out the watcher's re-stat window and the debounce, then for the batch to finish. */
+  async function settle(batcher: ChangeBatcher): Promise<void> {
+    await sleep(150);
+    await batcher.idle();
+  }
+
   /** Merge every change seen since `from` per file: the net effect the daemon acts on. */
   function netSince(batches: ChangeBatch[], from: number): Record<string, ChangeKind> {
     const net = new Map<string, ChangeKind>();
@@ -171,7 +177,8 @@ describe('watchMounts + ChangeBatcher on real files', () => {
     let mark = batches.length;
     await fsp.writeFile(path.join(content, 'Maps', 'Main.lasset'), 'v2');
     await waitFor(() => batches.length > mark, 'update');
-    await batcher.idle();
+    // An in-place write may be seen mid-write and again by the re-stat: let that settle.
+    await settle(batcher);
     expect(netSince(batches, mark)).toEqual({ 'Content/Maps/Main.lasset': 'update' });
 
     mark = batches.length;
@@ -185,6 +192,25 @@ describe('watchMounts + ChangeBatcher on real files', () => {
     await waitFor(() => batches.length > mark, 'delete');
     await batcher.idle();
     expect(netSince(batches, mark)).toEqual({ 'Content/New.lasset': 'delete' });
+  });
+
+  it('sees a second save of a file within chokidar\'s 50 ms change throttle', async () => {
+    root = await tempDir();
+    const file = path.join(root, 'A.lasset');
+    await fsp.writeFile(file, 'v0');
+    const seen: string[] = [];
+    // Each batch reads the file, as the registry does: the last read must be the last save.
+    const batcher = new ChangeBatcher({ debounceMs: 2, handler: async () => void seen.push(await fsp.readFile(file, 'utf8')) });
+    w = watchMounts({ roots: [root], batcher });
+    await w.ready;
+    const save = async (text: string) => {
+      await fsp.writeFile(`${file}.lctmp-x`, text);
+      await fsp.rename(`${file}.lctmp-x`, file);
+    };
+    await save('v1');
+    await waitFor(() => seen.length > 0, 'first batch');
+    await save('v2');
+    await waitFor(() => seen.at(-1) === 'v2', 'a batch that reads v2');
   });
 
   it('reports the files of a removed folder as deleted', async () => {

@@ -21,7 +21,9 @@ import { G, makeProject, savePackage, shippedHas } from './project.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const entry = path.join(repo, 'watch', 'daemonMain.ts');
-const ITERATIONS = 8;
+// Replay or stress: LUMINA_CRASH_SEED=123 LUMINA_CRASH_ITERATIONS=40 npx vitest run test/watch/crash.test.ts
+const ITERATIONS = Number(process.env.LUMINA_CRASH_ITERATIONS ?? 8);
+const SEED = Number(process.env.LUMINA_CRASH_SEED ?? 0xc0ffee);
 
 /** mulberry32: a tiny seeded PRNG so a failing run can be replayed. */
 function rng(seed: number): () => number {
@@ -90,7 +92,7 @@ describe('kill -9 at random moments', () => {
     await initHash();
     root = await tempDir('lumina-crash-');
     const p = await makeProject(root);
-    const rand = rng(0xc0ffee);
+    const rand = rng(SEED);
     const rockFile = path.join(p.content, 'Meshes', 'Rock.lasset');
     const treeFile = path.join(p.content, 'Meshes', 'Tree.lasset');
     let edit = 0;
@@ -144,5 +146,5 @@ describe('kill -9 at random moments', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(fs.existsSync(path.join(inter, 'daemon.json'))).toBe(false);
-  }, 90_000);
+  }, 60_000 + ITERATIONS * 6_000);
 });
