@@ -3,7 +3,8 @@ import type { CommandModule } from 'yargs';
 import { inspectCommand } from './commands/inspect.js';
 import { cookCommand, patchCommand } from '../../cook/cookCommands.js';
 import { pakCommand } from '../../pak/pakCommands.js';
+import { registryCommand } from '../registry/registryCommands.js';
 import { samplesCommand } from '../../samples/generate/samplesCommand.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const commands: CommandModule<any, any>[] = [cookCommand, patchCommand, pakCommand, inspectCommand, samplesCommand];
+export const commands: CommandModule<any, any>[] = [cookCommand, patchCommand, pakCommand, registryCommand, inspectCommand, samplesCommand];
