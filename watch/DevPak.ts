@@ -19,7 +19,7 @@ import { entryPathUnder } from '../pak/pakFormat.js';
 export const DEV_PAK_NAME = 'Dev.pak';
 
 /** What one full virtual path resolves to in the dev pak. */
-export type DevEntry = { kind: 'cooked' | 'file'; file: string } | { kind: 'tombstone' };
+export type DevEntry = { kind: 'cooked' | 'file'; file: string } | { kind: 'bytes'; data: Uint8Array } | { kind: 'tombstone' };
 
 export interface DevPakOptions {
   paksDir: string;
@@ -65,7 +65,7 @@ export class DevPak {
     for (const [vp, e] of this.entries) {
       const p = entryPathUnder(this.opts.mountPoint, vp);
       if (p === undefined) continue; // outside the project's mount point: the chunk paks cannot hold it either
-      sources.push(e.kind === 'tombstone' ? { path: p, kind: 'tombstone' } : { path: p, kind: e.kind, file: e.file });
+      sources.push(e.kind === 'tombstone' ? { path: p, kind: 'tombstone' } : e.kind === 'bytes' ? { path: p, kind: 'bytes', data: e.data } : { path: p, kind: e.kind, file: e.file });
     }
     await writePak(this.file, sources, { mountPoint: this.opts.mountPoint, priority: this.opts.priority, level: this.opts.level });
     this.dirty = false;

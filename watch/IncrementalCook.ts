@@ -13,6 +13,9 @@ import { cookPackageAsset, cookTextAsset, type AssetCookContext, type AssetCookR
 import { CACHE_FILE_NAME, CookCache, settingsHashes } from '../cook/cookCache.js';
 import { resolveCookRoots, type RootLookup } from '../cook/cookRoots.js';
 import { planCook, type PlannedAsset } from '../cook/planCook.js';
+import { REGISTRY_ENTRY } from '../cook/cookProject.js';
+import { encodeCookedRegistry } from '../src/format/cookedRegistry.js';
+import { hashHex, xxh64 } from '../src/util/hash.js';
 import type { LuminaLog } from '../src/errors.js';
 import type { ProgressBus } from '../src/log/events.js';
 import type { Logger } from '../src/log/logger.js';
@@ -62,6 +65,8 @@ export class IncrementalCook {
   private ctx!: AssetCookContext;
   /** Virtual path -> what ships there, as of the last full cook or batch. */
   private shipped = new Map<string, Shipped>();
+  /** xxh64 of the AssetRegistry.bin the paks (chunk or dev) hold now. */
+  private registryHash = '';
   /** GUID -> graph signature of every record at the last plan. */
   private readonly signatures = new Map<string, string>();
 
@@ -89,6 +94,20 @@ export class IncrementalCook {
       onCookFailure: config.cook.onCookFailure,
     };
     this.shipped = this.plan();
+    this.registryHash = hashHex(xxh64(this.registryBytes(this.shipped)));
+  }
+
+  /** AssetRegistry.bin for what ships, as the full cook encodes it. */
+  private registryBytes(shipped: ReadonlyMap<string, Shipped>): Uint8Array {
+    const packages: AssetRecord[] = [];
+    const texts: { guid: string; path: string }[] = [];
+    for (const s of shipped.values()) {
+      const r = this.opts.registry.get(s.guid);
+      if (!r) continue;
+      if (r.kind === 'package') packages.push(r);
+      else texts.push({ guid: r.guid, path: r.virtualPath });
+    }
+    return encodeCookedRegistry(packages, texts);
   }
 
   /** Everything the current registry ships, by virtual path; remembers each record's graph signature. */
@@ -191,6 +210,15 @@ export class IncrementalCook {
       }),
     );
     this.shipped = next;
+    if (replanned) {
+      // What ships or how it links changed: the runtime's registry must say so too.
+      const bytes = this.registryBytes(next);
+      const h = hashHex(xxh64(bytes));
+      if (h !== this.registryHash) {
+        this.devPak.put(`/${REGISTRY_ENTRY}`, { kind: 'bytes', data: bytes });
+        this.registryHash = h;
+      }
+    }
     const devPakWritten = await this.devPak.write();
     await this.cache.save();
     return { cooked, failed, removed, replanned, devPakWritten, ms: performance.now() - t0 };

@@ -3,6 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProgressEvent } from '../../src/log/events.js';
+import { decodeCookedRegistry } from '../../src/format/cookedRegistry.js';
 import { Daemon } from '../../watch/Daemon.js';
 import { DEV_PAK_NAME } from '../../watch/DevPak.js';
 import { tempDir, waitFor } from './helpers.js';
@@ -55,6 +56,8 @@ describe('Daemon end to end', () => {
     await savePackage(path.join(p.content, 'Maps', 'Main.lasset'), 'Main', G.main, 'main-v2', [G.rock, G.tree]);
     await waitFor(() => shippedHas(p.paks, '/Game/Meshes/Tree.lasset', 'tree-v1'), 'tree in the paks');
     expect(await shippedHas(p.paks, '/Game/Maps/Main.lasset', 'main-v2')).toBe(true);
+    const shippedGuids = async () => decodeCookedRegistry((await readShipped(p.paks, '/AssetRegistry.bin'))!, 'AssetRegistry.bin').assets.map((a) => a.guid);
+    expect(await shippedGuids()).toEqual([G.main, G.rock, G.tree]);
 
     await fsp.rm(path.join(p.content, 'Meshes', 'Tree.lasset'));
     await savePackage(path.join(p.content, 'Maps', 'Main.lasset'), 'Main', G.main, 'main-v3', [G.rock]);
@@ -62,6 +65,7 @@ describe('Daemon end to end', () => {
     // chokidar reports an unlink ~100 ms late (its atomic-save window), maybe after the paks changed.
     await waitFor(() => daemon!.registry.get(G.tree) === undefined, 'tree gone from the registry');
     expect(await shippedHas(p.paks, '/Game/Maps/Main.lasset', 'main-v3')).toBe(true);
+    expect(await shippedGuids()).toEqual([G.main, G.rock]);
   });
 
   it('a rename moves the entry: the old path is gone, the new one ships the same GUID', async () => {
