@@ -6,6 +6,8 @@ import type { ProgressEvent } from '../../src/log/events.js';
 import { decodeCookedRegistry } from '../../src/format/cookedRegistry.js';
 import { Daemon } from '../../watch/Daemon.js';
 import { DEV_PAK_NAME } from '../../watch/DevPak.js';
+import { runDaemonClient } from '../../watch/watchCommand.js';
+import { PassThrough } from 'node:stream';
 import { tempDir, waitFor } from './helpers.js';
 import { G, makeProject, readShipped, savePackage, shippedHas, type TestProject } from './project.js';
 
@@ -109,6 +111,26 @@ describe('Daemon end to end', () => {
     expect(fs.existsSync(info)).toBe(true);
     expect(await daemon!.stop()).toEqual({ finished: true });
     expect(fs.existsSync(info)).toBe(false);
+  });
+
+  it('lumina-cook daemon status|cook|stop talks to the running daemon', async () => {
+    const { p } = await start();
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d) => (text += d));
+    expect(await runDaemonClient({ action: 'status', project: p.dir, json: true }, out)).toMatchObject({ state: 'idle', pid: process.pid, queue: 0 });
+    expect(JSON.parse(text)).toMatchObject({ state: 'idle', project: p.dir });
+    text = '';
+    await runDaemonClient({ action: 'cook', project: p.dir }, out);
+    expect(text).toBe('started cook-2\n');
+    text = '';
+    await runDaemonClient({ action: 'stop', project: p.dir }, out);
+    expect(text).toBe('stopping\n');
+    expect(await daemon!.stopped).toEqual({ finished: true });
+    await expect(runDaemonClient({ action: 'status', project: p.dir }, out)).rejects.toMatchObject({
+      code: 'DAEMON_UNAVAILABLE',
+      message: 'no daemon is running for this project (no daemon.json)',
+    });
   });
 
   it('refuses to start a second daemon on the same project', async () => {
