@@ -98,7 +98,7 @@ export function normalizeConfig(raw: unknown, projectDir: string, file: string):
     if (typeof pl.name !== 'string') throw errors.configInvalid(file, `${key}.name`, 'is required');
     if (typeof pl.path !== 'string') throw errors.configInvalid(file, `${key}.path`, 'is required');
     if (seen.has(pl.name) || pl.name === 'Game' || pl.name === 'Engine' || pl.name === 'Intermediates') {
-      throw errors.configInvalid(file, `${key}.name`, `"${pl.name}" is already mounted`);
+      throw errors.configInvalid(file, `${key}.name`, `is "${pl.name}", which is already mounted`);
     }
     seen.add(pl.name);
     const roots: string[] = pl.cookRoots ?? [];
@@ -164,7 +164,7 @@ function validate(obj: Record<string, unknown>, shape: Shape, prefix: string, fi
     }
     if (typeof check === 'function') {
       const why = check(v, key);
-      if (why) throw errors.configInvalid(file, key, why);
+      if (why) throw Array.isArray(why) ? errors.configInvalid(file, why[0], why[1]) : errors.configInvalid(file, key, why);
     } else {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) throw errors.configInvalid(file, key, 'must be an object');
       validate(v as Record<string, unknown>, check, key, file, warnings);

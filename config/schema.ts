@@ -3,7 +3,8 @@
  * (`cook.soft`, `plugins[1].cookRoots[0]`). Unknown keys are collected as warnings, not errors,
  * so a newer config still loads in an older tool.
  */
-export type Check = (value: unknown, key: string) => string | null;
+/** null when valid; else why, or `[the exact key, why]` when a nested item is at fault. */
+export type Check = (value: unknown, key: string) => string | [string, string] | null;
 
 export type Shape = { [key: string]: Check | Shape };
 
@@ -31,7 +32,7 @@ export const arrayOf =
     if (!Array.isArray(v)) return 'must be an array';
     for (let i = 0; i < v.length; i++) {
       const why = item(v[i], `${key}[${i}]`);
-      if (why) return `[${i}] ${why}`;
+      if (why) return Array.isArray(why) ? why : [`${key}[${i}]`, why];
     }
     return null;
   };
