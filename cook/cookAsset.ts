@@ -9,10 +9,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { encodeCooked } from '../src/format/cookedPackage.js';
 import { parsePackage } from '../src/format/packageReader.js';
 import { errors, isLuminaError, type LuminaError } from '../src/errors.js';
-import { tempPathFor } from '../src/util/atomicWrite.js';
+import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 import { hashHex, xxh64 } from '../src/util/hash.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import type { CacheEntry, CookCache, RecookReason } from './cookCache.js';
@@ -57,6 +58,17 @@ export function cookedPathFor(cookedDir: string, record: Pick<AssetRecord, 'virt
 
 const madeDirs = new Set<string>();
 
+let tempSeq = 0;
+
+/**
+ * A temp name beside `target`, unique among live processes (pid, thread, counter) and carrying
+ * TEMP_MARKER so the stale-file sweep removes what a killed run left. Not tempPathFor's random
+ * suffix: crypto.randomBytes per output was ~20 us, a twentieth of the 20k-asset cook's main thread.
+ */
+function outputTempPath(target: string): string {
+  return `${target}${TEMP_MARKER}${process.pid}-${threadId}-${(tempSeq++).toString(36)}`;
+}
+
 /**
  * Write one cooked output: temp file + rename, so a crash never leaves a half file under the
  * final name. Deliberately no fsync per file (20k fsyncs would dominate the cook): the cache only
@@ -69,7 +81,7 @@ const madeDirs = new Set<string>();
  */
 export function writeOutput(target: string, data: Uint8Array): void {
   const dir = path.dirname(target);
-  const tmp = tempPathFor(target);
+  const tmp = outputTempPath(target);
   try {
     if (!madeDirs.has(dir)) {
       fs.mkdirSync(dir, { recursive: true });
