@@ -17,6 +17,7 @@
  * manifest is saved atomically; a cache lost in a crash only costs a re-cook. A manifest that
  * cannot be read is a warning and a clean cook, never a failure.
  */
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errors, type LuminaError } from '../src/errors.js';
@@ -161,12 +162,15 @@ export class CookCache {
     if (e.contentHash !== contentHash) return { hit: false, reason: 'content' };
     if (e.settingsHash !== want) return { hit: false, reason: 'settings' };
     if (e.key !== cacheKey(contentHash, want)) return { hit: false, reason: 'format' };
+    // Synchronous: a stat of a cached inode is a few microseconds, the promise round trip several
+    // times that, and a no-op re-cook of 20k assets is mostly these stats (440 -> ~200 ms measured).
+    let st: fs.Stats | undefined;
     try {
-      const st = await fsp.stat(path.join(this.cookedDir, e.cookedFile));
-      if (!st.isFile() || st.size !== e.cookedSize) return { hit: false, reason: 'output' };
+      st = fs.statSync(path.join(this.cookedDir, e.cookedFile), { throwIfNoEntry: false });
     } catch {
-      return { hit: false, reason: 'output' };
+      st = undefined;
     }
+    if (!st || !st.isFile() || st.size !== e.cookedSize) return { hit: false, reason: 'output' };
     return { hit: true, entry: e };
   }
 
