@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cookProject } from '../cook/cookProject.js';
 import { generateProject } from '../samples/index.js';
+import { ProgressBus } from '../src/log/events.js';
 import { initHash } from '../src/util/hash.js';
 
 const ms = (t: number) => `${(t / 1000).toFixed(2)} s`;
@@ -37,14 +38,20 @@ export async function runCookBench(opts: { assets?: number } = {}): Promise<{ li
     const tarMs = performance.now() - tarStart;
     if (tar.status !== 0) throw new Error(`tar | gzip exited with ${tar.status}`);
 
+    // Phase times say where a regression is: the registry scan, the per-asset cook, or the paks.
+    const bus = new ProgressBus();
+    const phases: string[] = [];
+    bus.on((e) => {
+      if (e.type === 'END') phases.push(`${e.phase} ${ms(e.ms)}`);
+    });
     const fullStart = performance.now();
-    const full = await cookProject({ projectDir: root });
+    const full = await cookProject({ projectDir: root, bus });
     const fullMs = performance.now() - fullStart;
     if (!full.ok) lines.push(`WARNING: the cook reported ${full.problems.filter((p) => p.severity === 'error').length} errors`);
     const paks = full.paks.map((p) => `${p.chunk} ${(p.bytes / 1048576).toFixed(1)} MiB`).join(', ');
     lines.push(`tar | gzip -6: ${ms(tarMs)}`);
     lines.push(
-      `full cook: ${ms(fullMs)} (${(fullMs / tarMs).toFixed(2)}x tar|gzip, target <= 1.0x): ${full.cooked} cooked, ` +
+      `full cook: ${ms(fullMs)} (${(fullMs / tarMs).toFixed(2)}x tar|gzip, target <= 1.0x; ${phases.join(', ')}): ${full.cooked} cooked, ` +
         `${full.strippedExports} stripped objects, ${(full.bytesIn / 1048576).toFixed(1)} -> ${(full.bytesOut / 1048576).toFixed(1)} MiB; paks ${paks}`,
     );
 
