@@ -11,6 +11,7 @@
  * (`readPackageTables`) happen. A cold scan therefore costs one open + one read per small package.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { asLuminaError, errors, LuminaError } from '../errors.js';
@@ -42,6 +43,18 @@ export interface Located {
 /** xxh64 of a whole file plus its first bytes (up to CHUNK), read with positional reads. */
 async function hashFile(file: string, size: number, withHead: (head: Buffer) => void): Promise<string> {
   const buf = takeBuffer();
+  // Most packages fit one chunk. Read those synchronously: open/read/close through the promise
+  // API cost ~60 µs of main-thread time a file against ~6 µs for the sync calls (20k-asset cold
+  // scan: 1.6 s -> see npm run bench), and the main thread, not the disk, is the bottleneck.
+  if (size <= CHUNK) {
+    try {
+      return hashSmallFile(file, size, buf, withHead);
+    } catch (e) {
+      throw asLuminaError(e, file, 'read');
+    } finally {
+      giveBuffer(buf);
+    }
+  }
   let fh: fsp.FileHandle | undefined;
   try {
     fh = await fsp.open(file, 'r');
@@ -74,6 +87,22 @@ async function hashFile(file: string, size: number, withHead: (head: Buffer) => 
     await fh?.close();
     giveBuffer(buf);
   }
+}
+
+function hashSmallFile(file: string, size: number, buf: Buffer, withHead: (head: Buffer) => void): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    for (let got = 0; got < size; ) {
+      const n = fs.readSync(fd, buf, got, size - got, got);
+      if (n === 0) throw errors.packageTruncated(file, 'file', got, size - got, got);
+      got += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  const head = buf.subarray(0, size);
+  withHead(head);
+  return hashHex(xxh64(head));
 }
 
 /** Hash only: for a file whose stat changed, to tell a touch from an edit. */
