@@ -115,7 +115,7 @@ function asCookError(e: unknown, file: string): LuminaError {
 export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContext): Promise<AssetCookResult> {
   const output = cookedPathFor(ctx.cookedDir, record);
   const settingsFor = (texture: boolean) => (texture || record.className === TEXTURE_CLASS ? ctx.settings.texture : ctx.settings.package);
-  const check = await ctx.cache.check(record.guid, record.hash, settingsFor);
+  const check = await ctx.cache.check(record.guid, record.hash, settingsFor, record.virtualPath.slice(1));
   if (check.hit) return fromEntry(check.entry, output);
 
   let source: Uint8Array;
@@ -138,7 +138,6 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
       contentHash,
       settingsHash: settingsFor(texture),
       cookedFile: record.virtualPath.slice(1),
-      cookedSize: lckd.byteLength,
       rawSize: cooked.raw.byteLength,
       xxh64: hashHex(xxh64(cooked.raw)),
       sourceSize: source.byteLength,
@@ -178,7 +177,7 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
 /** Ship one text asset: copied byte for byte (cache first). */
 export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext): Promise<AssetCookResult> {
   const output = cookedPathFor(ctx.cookedDir, record);
-  const check = await ctx.cache.check(record.guid, record.hash, TEXT_SETTINGS);
+  const check = await ctx.cache.check(record.guid, record.hash, TEXT_SETTINGS, record.virtualPath.slice(1));
   if (check.hit) return fromEntry(check.entry, output);
   try {
     const source = readSource(record.file);
@@ -188,7 +187,6 @@ export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext):
       contentHash: h,
       settingsHash: TEXT_SETTINGS,
       cookedFile: record.virtualPath.slice(1),
-      cookedSize: source.byteLength,
       rawSize: source.byteLength,
       xxh64: h,
       sourceSize: source.byteLength,

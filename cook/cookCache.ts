@@ -28,7 +28,8 @@ import type { ProjectConfig } from '../config/index.js';
 /** Bump when the cooked bytes for the same input and settings change. */
 export const COOK_FORMAT_VERSION = 1;
 export const CACHE_FILE_NAME = 'CookCache.json';
-const MANIFEST_VERSION = 1;
+// 2: entries record the output's mtime and the cooked path is part of a hit.
+const MANIFEST_VERSION = 2;
 
 export type RecookReason = 'new' | 'content' | 'settings' | 'format' | 'output';
 
@@ -41,6 +42,11 @@ export interface CacheEntry {
   cookedFile: string;
   /** Size of the LCKD file on disk. */
   cookedSize: number;
+  /**
+   * mtime of the output when it was recorded. A kill between overwriting an output and saving the
+   * manifest leaves an entry that describes the old bytes; the mtime no longer matches then.
+   */
+  cookedMtimeMs: number;
   /** Raw (uncompressed) cooked package bytes. */
   rawSize: number;
   /** xxh64 of the raw cooked bytes, 16 hex digits. */
@@ -154,9 +160,11 @@ export class CookCache {
    * `settingsHash` the current hash of the settings that affect it (a function when that depends
    * on whether the last cook found a texture export). Stats the output file (size must match).
    */
-  async check(guid: string, contentHash: string, settingsHash: string | ((texture: boolean) => string)): Promise<CacheCheck> {
+  async check(guid: string, contentHash: string, settingsHash: string | ((texture: boolean) => string), cookedFile?: string): Promise<CacheCheck> {
     const e = this.entries.get(guid);
     if (!e) return { hit: false, reason: 'new' };
+    // A renamed or moved asset keeps its GUID but ships under a new path.
+    if (cookedFile !== undefined && e.cookedFile !== cookedFile) return { hit: false, reason: 'output' };
     const want = typeof settingsHash === 'string' ? settingsHash : settingsHash(e.texture);
     if (e.formatVersion !== COOK_FORMAT_VERSION) return { hit: false, reason: 'format' };
     if (e.contentHash !== contentHash) return { hit: false, reason: 'content' };
@@ -170,13 +178,20 @@ export class CookCache {
     } catch {
       st = undefined;
     }
-    if (!st || !st.isFile() || st.size !== e.cookedSize) return { hit: false, reason: 'output' };
+    if (!st || !st.isFile() || st.size !== e.cookedSize || st.mtimeMs !== e.cookedMtimeMs) return { hit: false, reason: 'output' };
     return { hit: true, entry: e };
   }
 
-  /** Record a cook whose output is already on disk. */
-  set(guid: string, entry: Omit<CacheEntry, 'key' | 'formatVersion'>): CacheEntry {
-    const full: CacheEntry = { ...entry, formatVersion: COOK_FORMAT_VERSION, key: cacheKey(entry.contentHash, entry.settingsHash) };
+  /** Record a cook whose output is already on disk (its size and mtime are read from it here). */
+  set(guid: string, entry: Omit<CacheEntry, 'key' | 'formatVersion' | 'cookedSize' | 'cookedMtimeMs'>): CacheEntry {
+    const st = fs.statSync(path.join(this.cookedDir, entry.cookedFile));
+    const full: CacheEntry = {
+      ...entry,
+      cookedSize: st.size,
+      cookedMtimeMs: st.mtimeMs,
+      formatVersion: COOK_FORMAT_VERSION,
+      key: cacheKey(entry.contentHash, entry.settingsHash),
+    };
     this.entries.set(guid, full);
     this.dirty = true;
     return full;
@@ -234,6 +249,7 @@ function isEntry(e: unknown): e is CacheEntry {
     typeof o.cookedFile === 'string' &&
     !o.cookedFile.split('/').includes('..') &&
     typeof o.cookedSize === 'number' &&
+    typeof o.cookedMtimeMs === 'number' &&
     typeof o.rawSize === 'number' &&
     typeof o.xxh64 === 'string' &&
     typeof o.sourceSize === 'number' &&

@@ -202,6 +202,9 @@ export async function cookProject(opts: CookProjectOptions): Promise<CookSummary
   );
   const registryFile = path.join(config.cookedDir, REGISTRY_ENTRY);
   await writeIfChanged(registryFile, registryBytes);
+  // Forget what no longer ships before its output goes: an entry must never outlive its file.
+  const shippedGuids = new Set(shipped.map((a) => a.record.guid));
+  if (cache.prune((guid) => shippedGuids.has(guid))) await cache.save().catch((e) => report(asWarning(e, cacheFile), 'warning'));
   await removeStale(config.cookedDir, new Set([registryFile, ...shipped.map((a) => cookedPathFor(config!.cookedDir, a.record))]), log);
 
   summary.ok = !problems.some((p) => p.severity === 'error');
