@@ -8,7 +8,8 @@ import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../config/index.js';
 import { errors } from '../src/errors.js';
-import { ProgressBus, type ProgressEvent } from '../src/log/events.js';
+import { ProgressBar } from '../src/log/progressBar.js';
+import { ProgressBus } from '../src/log/events.js';
 import { createLogger, wantsJson } from '../src/log/logger.js';
 import { makePatchCommand } from '../pak/pakCommands.js';
 import { cookProject, type CookSummary } from './cookProject.js';
@@ -42,52 +43,17 @@ export function formatSummary(s: CookSummary): string {
   return lines.join('\n') + '\n';
 }
 
-/**
- * A minimal progress bar on stderr, redrawn at most every 100 ms, for a TTY only (never in
- * logs or CI). Returns a function that clears it.
- */
-function attachProgressBar(bus: ProgressBus, stream: NodeJS.WriteStream): () => void {
-  let total = 0;
-  let done = 0;
-  let cached = 0;
-  let last = 0;
-  let drawn = false;
-  const draw = (force = false) => {
-    const now = Date.now();
-    if (!force && now - last < 100) return;
-    last = now;
-    const width = Math.max(10, Math.min(40, (stream.columns || 80) - 40));
-    const filled = total ? Math.round((done / total) * width) : 0;
-    stream.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} (${cached} cached)\x1b[K`);
-    drawn = true;
-  };
-  const off = bus.on((e: ProgressEvent) => {
-    if (e.type === 'START' && e.phase === 'cook') {
-      total = e.total ?? 0;
-      draw(true);
-    } else if (e.type === 'COOK_END') {
-      done++;
-      if (e.cached) cached++;
-      draw(done === total);
-    }
-  });
-  return () => {
-    off();
-    if (drawn) stream.write('\r\x1b[K');
-  };
-}
-
 /** Run a cook the way the CLI does: logger, progress bar, summary; sets the exit code. */
 export async function runCook(args: CookArgs): Promise<CookSummary> {
   const json = wantsJson(args.json);
-  const log = createLogger({ json });
   const bus = new ProgressBus();
-  const clear = !json && process.stderr.isTTY ? attachProgressBar(bus, process.stderr) : () => {};
+  const bar = !json && process.stderr.isTTY ? new ProgressBar(process.stderr).attach(bus) : undefined;
+  const log = createLogger({ json, destination: bar?.logStream() });
   let summary: CookSummary;
   try {
     summary = await cookProject({ projectDir: path.resolve(args.project ?? '.'), ci: args.ci, release: args.release, log, bus });
   } finally {
-    clear();
+    bar?.stop();
   }
   process.stdout.write(args.json ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
   if (!summary.ok) process.exitCode = 1;
