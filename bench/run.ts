@@ -33,8 +33,12 @@ async function main(): Promise<void> {
   for (const b of benches) {
     if (only.length && !only.includes(b.name)) continue;
     process.stdout.write(`\n== ${b.name}\n`);
+    const t0 = performance.now();
     const { lines } = await b.run(quick);
     for (const l of lines) process.stdout.write(`  ${l}\n`);
+    // maxRSS only grows: it is the peak of this bench and the ones before it.
+    const peak = process.resourceUsage().maxRSS / 1024;
+    process.stdout.write(`  (${((performance.now() - t0) / 1000).toFixed(1)} s, peak RSS so far ${peak.toFixed(0)} MiB)\n`);
   }
 }
 
