@@ -4,6 +4,7 @@
  * full cook of the new content holds, path by path and byte by byte.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,6 +69,10 @@ describe('cook --release, then patch', () => {
     expect(summary.added).toContain('/Game/Data/Balance.lasset');
     expect(summary.changed).toContain('/Game/UI/MainMenu.rml');
     expect(summary.removed).toContain('/Game/Meshes/Boulder.lasset');
+
+    // The outside reader (written from FORMAT.md alone) sees a patch pak over the base's TOC.
+    const outside = JSON.parse(execFileSync('python3', [path.join(REPO, 'test/conformance/read_lumina.py'), patchFile]).toString());
+    expect(outside.paks[patchFile]).toMatchObject({ patch: true, base: summary.baseTocHash, priority: 101 });
 
     const verify = await runCli(['pak', 'verify', ...basePaks, patchFile]);
     expect(verify.code, verify.stderr).toBe(0);

@@ -1,0 +1,53 @@
+/**
+ * FORMAT.md is a contract with outside tools: a reader written from it alone, in another language
+ * (read_lumina.py beside this file, with its own xxh64 and DEFLATE), must accept what the cook
+ * writes: the chunk paks, every entry, the LCKD files and the registry.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { cookProject } from '../../cook/cookProject.js';
+import { initHash } from '../../src/util/hash.js';
+import { REPO } from '../helpers/runCli.js';
+
+const run = promisify(execFile);
+const READER = path.join(REPO, 'test/conformance/read_lumina.py');
+let project: string;
+
+beforeAll(async () => {
+  await initHash();
+  project = await fs.mkdtemp(path.join(os.tmpdir(), 'lc-outside-'));
+  await fs.cp(path.join(REPO, 'samples/project'), project, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)$/.test(src) });
+});
+
+afterAll(async () => {
+  await fs.rm(project, { recursive: true, force: true });
+});
+
+describe('an outside reader written from FORMAT.md', () => {
+  it('reads the cooked sample: paks, entries, LCKD files and the registry', async () => {
+    const summary = await cookProject({ projectDir: project });
+    expect(summary.ok).toBe(true);
+    const paks = summary.paks.map((p) => p.file);
+    const { stdout } = await run('python3', [READER, ...paks, '--cooked', path.join(project, 'Saved/Cooked')]);
+    const out = JSON.parse(stdout);
+    const shippedPackages = summary.paks.reduce((n, p) => n + p.entries, 0) - paks.length /* registries */ - 3; /* text assets */
+    expect(out.packages).toBe(shippedPackages);
+    expect(out.registry.assets).toHaveLength(shippedPackages);
+    expect(out.registry.texts.map((t: { path: string }) => t.path).sort()).toEqual(['/Game/Scripts/Game.luau', '/Game/UI/MainMenu.rcss', '/Game/UI/MainMenu.rml']);
+    expect(out.registry.assets.find((a: { path: string }) => a.path === '/Game/Maps/Main')).toMatchObject({ name: 'Main', class: '/Script/Engine.CWorld', flags: 1 });
+    expect(Object.values(out.paks).map((p) => (p as { patch: boolean }).patch)).toEqual([false, false]);
+  });
+
+  it('rejects a pak with one flipped byte', async () => {
+    const pak = path.join(project, 'Saved/Paks/Main.pak');
+    const bytes = await fs.readFile(pak);
+    bytes[100] ^= 0x40;
+    const bad = path.join(project, 'Bad.pak');
+    await fs.writeFile(bad, bytes);
+    await expect(run('python3', [READER, bad])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/^bad: /) });
+  });
+});
