@@ -16,7 +16,8 @@ import { errors, isLuminaError, type LuminaError } from '../src/errors.js';
 import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 import { hashHex, xxh64 } from '../src/util/hash.js';
 import type { AssetRecord } from '../src/registry/types.js';
-import type { CacheEntry, CookCache, RecookReason } from './cookCache.js';
+import type { ProjectConfig } from '../config/index.js';
+import { settingsHashes, type CacheEntry, type CookCache, type RecookReason } from './cookCache.js';
 import { cookPackageBytes } from './stripPackage.js';
 import { TEXTURE_CLASS, textureTransform } from './textureExport.js';
 
@@ -46,6 +47,24 @@ export interface AssetCookContext {
   textureEncoder: 'basis' | 'rgba8';
   onCookFailure: 'fail' | 'verbatim';
   onTextureFallback?: (file: string, reason: string) => void;
+}
+
+/** The context every asset cook of a project shares: the full cook's and the daemon's alike. */
+export function assetCookContext(
+  config: Pick<ProjectConfig, 'cookedDir' | 'cook' | 'textures'>,
+  cache: CookCache,
+  onTextureFallback?: (file: string, reason: string) => void,
+): AssetCookContext {
+  return {
+    cache,
+    cookedDir: config.cookedDir,
+    settings: settingsHashes(config),
+    editorOnlyClassPrefixes: config.cook.editorOnlyClassPrefixes,
+    compressionLevel: config.cook.compressionLevel,
+    textureEncoder: config.textures.encoder,
+    onCookFailure: config.cook.onCookFailure,
+    onTextureFallback,
+  };
 }
 
 /** Settings hash of text assets: no setting changes a copied file. */

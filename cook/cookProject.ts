@@ -25,8 +25,8 @@ import { ProgressBus } from '../src/log/events.js';
 import { silentLogger, type Logger } from '../src/log/logger.js';
 import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 import { initHash, xxh64 } from '../src/util/hash.js';
-import { cookPackageAsset, cookTextAsset, cookedPathFor, writeOutput, type AssetCookContext, type AssetCookResult } from './cookAsset.js';
-import { CACHE_FILE_NAME, CookCache, settingsHashes, type RecookReason } from './cookCache.js';
+import { assetCookContext, cookPackageAsset, cookTextAsset, cookedPathFor, writeOutput, type AssetCookResult } from './cookAsset.js';
+import { CACHE_FILE_NAME, CookCache, type RecookReason } from './cookCache.js';
 import { resolveCookRoots, type RootLookup } from './cookRoots.js';
 import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
 import { openProjectRegistry } from './projectRegistry.js';
@@ -136,16 +136,7 @@ export async function cookProject(opts: CookProjectOptions): Promise<CookSummary
   const cacheFile = path.join(config.intermediatesDir, CACHE_FILE_NAME);
   const { cache, warning } = await CookCache.load(cacheFile, config.cookedDir);
   if (warning) report(warning, 'warning');
-  const ctx: AssetCookContext = {
-    cache,
-    cookedDir: config.cookedDir,
-    settings: settingsHashes(config),
-    editorOnlyClassPrefixes: config.cook.editorOnlyClassPrefixes,
-    compressionLevel: config.cook.compressionLevel,
-    textureEncoder: config.textures.encoder,
-    onCookFailure: config.cook.onCookFailure,
-    onTextureFallback: (file, reason) => report({ code: 'TEXTURE_INVALID', message: `stored as RGBA8: ${reason}`, file }, 'warning'),
-  };
+  const ctx = assetCookContext(config, cache, (file, reason) => report({ code: 'TEXTURE_INVALID', message: `stored as RGBA8: ${reason}`, file }, 'warning'));
   const all: PlannedAsset[] = [...plan.packages, ...plan.textAssets];
   const results = new Map<string, AssetCookResult>();
   const summary: CookSummary = {

@@ -9,8 +9,8 @@
  * ships, in which chunk) depends on the graph, and it is recomputed every batch.
  */
 import type { ProjectConfig } from '../config/index.js';
-import { cookPackageAsset, cookTextAsset, type AssetCookContext, type AssetCookResult } from '../cook/cookAsset.js';
-import { CACHE_FILE_NAME, CookCache, settingsHashes } from '../cook/cookCache.js';
+import { assetCookContext, cookPackageAsset, cookTextAsset, type AssetCookContext, type AssetCookResult } from '../cook/cookAsset.js';
+import { CACHE_FILE_NAME, CookCache } from '../cook/cookCache.js';
 import { resolveCookRoots, type RootLookup } from '../cook/cookRoots.js';
 import { planCook, type PlannedAsset } from '../cook/planCook.js';
 import { REGISTRY_ENTRY } from '../cook/cookProject.js';
@@ -84,15 +84,8 @@ export class IncrementalCook {
     const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
     if (warning) log.warn({ code: warning.code, file: warning.file }, warning.message);
     this.cache = cache;
-    this.ctx = {
-      cache,
-      cookedDir: config.cookedDir,
-      settings: settingsHashes(config),
-      editorOnlyClassPrefixes: config.cook.editorOnlyClassPrefixes,
-      compressionLevel: config.cook.compressionLevel,
-      textureEncoder: config.textures.encoder,
-      onCookFailure: config.cook.onCookFailure,
-    };
+    // A texture that falls back to RGBA8 in a batch is said, as the full cook says it.
+    this.ctx = assetCookContext(config, cache, (file, reason) => log.warn({ code: 'TEXTURE_INVALID', file }, `stored as RGBA8: ${reason}`));
     this.shipped = this.plan();
     this.registryHash = hashHex(xxh64(this.registryBytes(this.shipped)));
   }
