@@ -17,7 +17,8 @@ export interface OpenedRegistry {
 
 /** Open and scan. `mintSidecars` is false under --ci: nothing is written into the source tree. */
 export async function openProjectRegistry(config: ProjectConfig, opts: { mintSidecars: boolean; log?: Logger }): Promise<OpenedRegistry> {
-  const registry = await AssetRegistry.open({ config, log: opts.log, mintSidecars: opts.mintSidecars });
+  // The cook reports scan problems itself, with --ci deciding their severity.
+  const registry = await AssetRegistry.open({ config, log: opts.log, mintSidecars: opts.mintSidecars, logProblems: false });
   const scan = await registry.scan();
   const problems = scan.problems.map((p) => {
     const l: LuminaLog & { severity: 'error' | 'warning' } = { code: p.code as ErrorCode, message: p.message, severity: p.severity ?? 'error' };

@@ -40,6 +40,11 @@ export interface RegistryOptions {
   autoSave?: boolean;
   /** Files read at once. Default 32. */
   concurrency?: number;
+  /**
+   * Log each problem as it is found. Default true; a caller that reports `ScanResult.problems`
+   * itself (the cook, with its own severities) passes false so nothing is said twice.
+   */
+  logProblems?: boolean;
 }
 
 /** One notification per batch (a `scan` or `updateFiles` call): GUIDs, each list sorted. */
@@ -96,6 +101,7 @@ export class AssetRegistry {
   private readonly mint: boolean;
   private readonly autoSave: boolean;
   private readonly concurrency: number;
+  private readonly logProblems: boolean;
   private readonly content: ContentMount[];
   /** Folders that belong to some other mount (or a disabled plugin): never walked twice. */
   private readonly mountDirs: Set<string>;
@@ -119,6 +125,7 @@ export class AssetRegistry {
     this.mint = opts.mintSidecars ?? true;
     this.autoSave = opts.autoSave ?? true;
     this.concurrency = opts.concurrency ?? 32;
+    this.logProblems = opts.logProblems ?? true;
     this.cacheFile = opts.cacheFile ?? path.join(config.intermediatesDir, CACHE_FILE_NAME);
     for (const m of config.mounts) this.vfs.mount(m.alias, m.dir);
     this.content = this.vfs.mounts();
@@ -293,6 +300,7 @@ export class AssetRegistry {
 
   private warn(problems: ScanProblem[], p: ScanProblem): void {
     problems.push(p);
+    if (!this.logProblems) return;
     if (p.severity === 'warning') this.log.warn({ code: p.code, file: p.file }, p.message);
     else this.log.error({ code: p.code, file: p.file }, p.message);
   }
