@@ -21,6 +21,13 @@ export async function writeRelease(config: ProjectConfig, name: string, paks: re
     const tmp = tempPathFor(target);
     try {
       await fsp.copyFile(p.file, tmp);
+      // A shipped release must survive a power cut: the copy reaches the disk before its name does.
+      const fh = await fsp.open(tmp, 'r+');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
       await fsp.rename(tmp, target);
     } catch (e) {
       await fsp.rm(tmp, { force: true });
