@@ -3,7 +3,10 @@
  * and the encoders see a single pixel layout whatever the artist saved.
  *
  * Decoders: sharp (libvips + libpng / mozjpeg, prebuilt in the npm package) for PNG and JPEG,
- * @lunapaint/tga-codec for TGA, which libvips does not read.
+ * @lunapaint/tga-codec for TGA, which libvips does not read. Small PNGs that pngjs reads exactly
+ * as libpng does go through pngjs instead (see decodePngWithPngjs.ts): sharp's fixed per-image
+ * cost is most of the time of a tiny texture. Any pngjs failure is retried with sharp, so errors
+ * and their messages are libpng's either way.
  *
  * Normalization rules (what the tests assert against the PngSuite reference pixels):
  * - 16-bit channels keep their high byte (v >> 8), which is what libvips does; round(v / 257)
@@ -16,10 +19,18 @@
 import sharp from 'sharp';
 import { decodeTga } from '@lunapaint/tga-codec';
 import { errors, isLuminaError } from '../../src/errors.js';
+import { decodePngWithPngjs, pngDecoderFor } from './decodePngWithPngjs.js';
+import type { PngDecoder } from './decodePngWithPngjs.js';
 import { MAX_TEXTURE_DIMENSION, readImageHeader } from './imageHeader.js';
 import type { ImageSource } from './imageHeader.js';
 
 export type { ImageSource } from './imageHeader.js';
+export type { PngDecoder } from './decodePngWithPngjs.js';
+
+/** @internal Tests force one PNG decoder (no fallback) to compare the two paths. */
+export interface DecodeImageOptions {
+  pngDecoder?: PngDecoder;
+}
 
 export interface DecodedImage {
   width: number;
@@ -34,12 +45,15 @@ export interface DecodedImage {
  * `file` names the asset in every error. Throws IMAGE_INVALID for an unknown format, a size of
  * zero or above 16384 on a side (checked from the header before decoding), and for a corrupt or
  * truncated image; TEXTURE_INVALID if a decoder returns anything but width * height * 4 bytes.
+ * `options.pngDecoder` (tests only) forces one PNG decoder with no fallback.
  */
-export async function decodeImage(bytes: Uint8Array, file: string): Promise<DecodedImage> {
+export async function decodeImage(bytes: Uint8Array, file: string, options: DecodeImageOptions = {}): Promise<DecodedImage> {
   const header = readImageHeader(bytes, file);
   let decoded: { width: number; height: number; data: Uint8Array };
   try {
-    decoded = header.source === 'tga' ? await decodeTgaRgba(bytes) : await decodeWithSharp(bytes);
+    if (header.source === 'tga') decoded = await decodeTgaRgba(bytes);
+    else if (header.source === 'jpeg') decoded = await decodeWithSharp(bytes);
+    else decoded = await decodePng(bytes, options.pngDecoder);
   } catch (e) {
     if (isLuminaError(e)) throw e;
     throw errors.imageInvalid(file, `${header.source.toUpperCase()} is corrupt: ${firstLine(e)}`, e);
@@ -62,6 +76,17 @@ export function checkRgba8(data: Uint8Array, width: number, height: number, file
   const expected = width * height * 4;
   if (data.byteLength !== expected) {
     throw errors.textureInvalid(file, `RGBA8 data holds ${data.byteLength} bytes; ${width}x${height} needs ${expected}`);
+  }
+}
+
+async function decodePng(bytes: Uint8Array, forced: PngDecoder | undefined): Promise<{ width: number; height: number; data: Uint8Array }> {
+  if (forced === 'pngjs') return decodePngWithPngjs(bytes);
+  if (forced === 'sharp' || pngDecoderFor(bytes) === 'sharp') return decodeWithSharp(bytes);
+  try {
+    return decodePngWithPngjs(bytes);
+  } catch {
+    // pngjs is stricter in places (CRC of ancillary chunks, palette indices): let libpng judge.
+    return decodeWithSharp(bytes);
   }
 }
 
