@@ -22,7 +22,7 @@ import { loadConfig, type ProjectConfig } from '../config/index.js';
 import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/errors.js';
 import { encodeCookedRegistry } from '../src/format/cookedRegistry.js';
 import { ProgressBus } from '../src/log/events.js';
-import { silentLogger, type Logger } from '../src/log/logger.js';
+import { createDebugger, silentLogger, type Logger } from '../src/log/logger.js';
 import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 import { initHash, xxh64 } from '../src/util/hash.js';
 import { assetCookContext, cookPackageAsset, cookTextAsset, cookedPathFor, writeOutput, type AssetCookResult } from './cookAsset.js';
@@ -88,6 +88,8 @@ export interface CookSummary {
 export async function cookProject(opts: CookProjectOptions): Promise<CookSummary> {
   const started = performance.now();
   const log = opts.log ?? silentLogger;
+  // LUMINA_DEBUG=cook: one line per asset that did not come from the cache, with the reason.
+  const debug = createDebugger('cook', log);
   const bus = opts.bus ?? new ProgressBus();
   const ci = opts.ci ?? false;
   let config = opts.config;
@@ -171,6 +173,7 @@ export async function cookProject(opts: CookProjectOptions): Promise<CookSummary
         const res = r.kind === 'package' ? await cookPackageAsset(r, ctx) : await cookTextAsset(r, ctx);
         results.set(r.guid, res);
         tally(summary, res);
+        if (res.status !== 'cached') debug?.('re-cooked', { asset: r.packagePath, reason: res.reason });
         if (res.status === 'failed') report(res.error!, config.cook.onCookFailure === 'fail' || !res.output ? 'error' : 'warning');
         else if (res.status === 'verbatim') report({ ...res.error!.toLog(), message: `shipped verbatim: ${res.error!.message}` }, 'warning');
         bus.emit({ type: 'COOK_END', asset: r.packagePath, file: r.file, cached: res.status === 'cached', bytesIn: res.bytesIn, bytesOut: res.bytesOut });

@@ -21,7 +21,8 @@ export function wantsJson(json?: boolean): boolean {
 }
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
-  const level = opts.level ?? (process.env.LUMINA_LOG_LEVEL as pino.LevelWithSilent | undefined) ?? 'info';
+  // LUMINA_DEBUG turns on debug lines (for its namespaces only; see createDebugger).
+  const level = opts.level ?? (process.env.LUMINA_LOG_LEVEL as pino.LevelWithSilent | undefined) ?? (process.env.LUMINA_DEBUG ? 'debug' : 'info');
   const dest = opts.destination ?? process.stderr;
   if (wantsJson(opts.json)) {
     return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, dest as pino.DestinationStream);
