@@ -19,6 +19,7 @@ import { encodeCooked } from '../src/format/cookedPackage.js';
 import { writePak } from '../pak/writePak.js';
 import { collectSources } from '../pak/collectSources.js';
 import { PakReader } from '../pak/PakReader.js';
+import { Random } from '../samples/generate/random.js';
 
 export interface PakBenchOptions {
   /** Total raw MiB of cooked files for the build comparison (default 200). */
@@ -36,16 +37,10 @@ export interface PakBenchOptions {
 
 const MiB = 1 << 20;
 
-function xorshift(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
+/** A seeded u32 stream: the same seed gives the same benchmark input on every run. */
+function seeded(seed: number): () => number {
+  const rnd = new Random(seed);
+  return () => rnd.nextU32();
 }
 
 /**
@@ -54,7 +49,7 @@ function xorshift(seed: number): () => number {
  */
 function cookedLikeBytes(n: number, seed: number): Uint8Array {
   const out = new Uint8Array(n);
-  const next = xorshift(seed);
+  const next = seeded(seed);
   const words = ['/Script/Engine.CTexture', 'SourceData', 'ArrayProperty', 'RelativeLocation', 'None', '/Game/Maps/', 'StructProperty'];
   let i = 0;
   while (i < n) {
@@ -136,7 +131,7 @@ export async function runPakBench(opts: PakBenchOptions = {}): Promise<{ lines: 
 
     // 2. Pak build vs tar over the same cooked files.
     const cooked = path.join(dir, 'Cooked');
-    const next = xorshift(seed + 1);
+    const next = seeded(seed + 1);
     let raw = 0;
     let onDisk = 0;
     let files = 0;
@@ -182,7 +177,7 @@ export async function runPakBench(opts: PakBenchOptions = {}): Promise<{ lines: 
     await fsp.rm(bigFile, { force: true });
     const pak = await PakReader.open(bigPak);
     try {
-      const rnd = xorshift(seed + 3);
+      const rnd = seeded(seed + 3);
       const size = bigMiB * MiB;
       const lat: number[] = [];
       for (let i = 0; i < reads + 10; i++) {

@@ -2,6 +2,7 @@
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Random } from '../../samples/generate/random.js';
 
 export async function tempDir(prefix = 'lumina-pak-'): Promise<string> {
   return fsp.mkdtemp(path.join(os.tmpdir(), prefix));
@@ -10,15 +11,8 @@ export async function tempDir(prefix = 'lumina-pak-'): Promise<string> {
 /** Deterministic bytes: text-like runs (compressible) mixed with noise, from a seed. */
 export function mixedBytes(n: number, seed = 1): Uint8Array {
   const out = new Uint8Array(n);
-  let s = seed >>> 0 || 1;
-  const next = (): number => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
+  const rnd = new Random(seed);
+  const next = (): number => rnd.nextU32();
   const words = ['Material', '/Game/Maps/', 'vertex ', '0.5000 ', 'Texture2D', 'SourceData'];
   let i = 0;
   while (i < n) {
@@ -37,15 +31,8 @@ export function mixedBytes(n: number, seed = 1): Uint8Array {
 /** Incompressible bytes from a seed. */
 export function noiseBytes(n: number, seed = 7): Uint8Array {
   const out = new Uint8Array(n);
-  let s = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    out[i] = s & 0xff;
-  }
+  const rnd = new Random(seed);
+  for (let i = 0; i < n; i++) out[i] = rnd.nextU32() & 0xff;
   return out;
 }
 
