@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildPackage, hard, prop, ref, soft, type ExportSpec } from '../src/format/packageBuilder.js';
 import { AssetFlags, NULL_GUID, ObjectFlags, type ImportEntry, type Property } from '../src/format/packageTypes.js';
-import { CLASS } from './generate/assetPackages.js';
+import { CLASS, textureParameterValues } from './generate/assetPackages.js';
 import { greyMask, leafCutout, noiseAlbedo, normalMap, paletteChecker, planksAlbedo, thumbnailGradient, uiButton } from './generate/images.js';
 import { encodePng, type PngImage } from './generate/png.js';
 import { Random } from './generate/random.js';
@@ -169,7 +169,7 @@ function material(file: string, guid: string, textures: Array<{ guid: string; pa
     prop.enum('BlendMode', 'EBlendMode', extra.masked ? 'EBlendMode::Masked' : 'EBlendMode::Opaque'),
     prop.bool('TwoSided', extra.masked === true),
     linear('BaseColorTint', 1, 1, 1),
-    textureParams(textures.map((t, i) => ({ param: t.param, index: ref.import(i) }))),
+    textureParameterValues(textures.map((t, i) => ({ param: t.param, index: ref.import(i) }))),
   ]);
   const exports = [root, ...samples];
   if (extra.editorData) {
@@ -183,17 +183,6 @@ function material(file: string, guid: string, textures: Array<{ guid: string; pa
     root.properties!.push(prop.object('EditorOnlyData', ref.export(exports.length - 1)));
   }
   return { file, packagePath: packagePathOf(file), guid, className: CLASS.material, note, imports: textures.map((t) => hard(t.guid)), exports };
-}
-
-function textureParams(values: Array<{ param: string; index: number }>): Property {
-  return {
-    name: 'TextureParameterValues',
-    arrayIndex: 0,
-    type: 'ArrayProperty',
-    innerType: 'StructProperty',
-    innerStructName: 'TextureParameterValue',
-    value: values.map((v) => [prop.name('ParameterName', v.param), prop.object('ParameterValue', v.index)]),
-  };
 }
 
 function stem(file: string): string {

@@ -283,20 +283,22 @@ export function buildAssetPackage(asset: PlannedAsset, ctx: PackageContext): Uin
   return buildPackage({ imports, exports: ex.list, thumbnail });
 }
 
-/** TextureParameterValues: one struct per hard-imported texture, starting at import `first`. */
-function textureParameters(asset: PlannedAsset, assets: readonly PlannedAsset[], first = 0): Property {
-  const names: Record<TextureRole, string> = { D: 'BaseColor', N: 'Normal', M: 'Mask', UI: 'Overlay' };
+/** A material's TextureParameterValues: an array of { ParameterName, ParameterValue } structs. */
+export function textureParameterValues(values: ReadonlyArray<{ param: string; index: number }>): Property {
   return {
     name: 'TextureParameterValues',
     arrayIndex: 0,
     type: 'ArrayProperty',
     innerType: 'StructProperty',
     innerStructName: 'TextureParameterValue',
-    value: asset.hard.map((dep, k) => [
-      prop.name('ParameterName', `${names[assets[dep].textureRole ?? 'D']}_${k}`),
-      prop.object('ParameterValue', ref.import(first + k)),
-    ]),
+    value: values.map((v) => [prop.name('ParameterName', v.param), prop.object('ParameterValue', v.index)]),
   };
+}
+
+/** TextureParameterValues: one struct per hard-imported texture, starting at import `first`. */
+function textureParameters(asset: PlannedAsset, assets: readonly PlannedAsset[], first = 0): Property {
+  const names: Record<TextureRole, string> = { D: 'BaseColor', N: 'Normal', M: 'Mask', UI: 'Overlay' };
+  return textureParameterValues(asset.hard.map((dep, k) => ({ param: `${names[assets[dep].textureRole ?? 'D']}_${k}`, index: ref.import(first + k) })));
 }
 
 /** A nested (non-builtin) Transform struct holding builtin Vector and Rotator structs. */
