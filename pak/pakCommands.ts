@@ -12,7 +12,7 @@ import { hashHex } from '../src/util/hash.js';
 import { PakReader } from './PakReader.js';
 import { MountedPaks } from './MountedPaks.js';
 import { diffPaks, type PakDiff } from './diffPaks.js';
-import { buildPatchPak } from './buildPatch.js';
+import { buildPatchPak, type PatchSummary } from './buildPatch.js';
 import { collectSources } from './collectSources.js';
 import { readReleaseManifest } from './releaseManifest.js';
 
@@ -146,16 +146,8 @@ export async function pakDiff(base: readonly string[], target: readonly string[]
   return { data: d, text: lines.join('\n') + '\n' };
 }
 
-export interface PatchOutput {
-  file: string;
-  added: string[];
-  changed: string[];
-  removed: string[];
-  unchanged: number;
-  priority: number;
-  baseTocHash: string;
-  tocHash: string;
-}
+/** A PatchSummary as JSON can carry it: the TOC hashes as 16 hex digits. */
+export type PatchOutput = Omit<PatchSummary, 'baseTocHash' | 'tocHash'> & { baseTocHash: string; tocHash: string };
 
 /** Build a patch pak from the cooked tree `cookedDir` (the new full content) against a release. */
 export async function runPatch(opts: { base: string; cookedDir: string; out: string; mountPoint?: string }): Promise<CommandOutput<PatchOutput>> {
