@@ -69,26 +69,27 @@ export function encodePng(img: PngImage): Uint8Array {
   ihdr[10] = 0; // compression: deflate
   ihdr[11] = 0; // filter method 0
   ihdr[12] = 0; // no interlace
-  chunks.push(chunk('IHDR', ihdr));
+  chunks.push(pngChunk('IHDR', ihdr));
 
   if (color === 'palette') {
     const pal = img.palette;
     if (!pal || pal.length % 3 !== 0 || pal.length === 0 || pal.length > 768) throw new RangeError('palette needs 1..256 RGB triples');
     const entries = pal.length / 3;
     for (const i of img.data) if (i >= entries) throw new RangeError(`palette index ${i} >= ${entries} entries`);
-    chunks.push(chunk('PLTE', pal));
+    chunks.push(pngChunk('PLTE', pal));
     if (img.paletteAlpha) {
       if (img.paletteAlpha.length > entries) throw new RangeError('tRNS longer than the palette');
-      chunks.push(chunk('tRNS', img.paletteAlpha));
+      chunks.push(pngChunk('tRNS', img.paletteAlpha));
     }
   }
 
-  chunks.push(chunk('IDAT', deflateSync(filterRows(img.data, width, height, channels, img.filter ?? 'sub'), { level: 9 })));
-  chunks.push(chunk('IEND', new Uint8Array(0)));
+  chunks.push(pngChunk('IDAT', deflateSync(filterRows(img.data, width, height, channels, img.filter ?? 'sub'), { level: 9 })));
+  chunks.push(pngChunk('IEND', new Uint8Array(0)));
   return Buffer.concat(chunks);
 }
 
-function chunk(type: string, data: Uint8Array): Uint8Array {
+/** One PNG chunk: length, type, data, CRC-32 of type + data. */
+export function pngChunk(type: string, data: Uint8Array): Uint8Array {
   const out = Buffer.alloc(12 + data.length);
   out.writeUInt32BE(data.length, 0);
   out.write(type, 4, 'latin1');

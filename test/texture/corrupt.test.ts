@@ -8,6 +8,7 @@ import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { decodeImage, readImageHeader } from '../../cook/texture/index.js';
+import { pngChunk } from '../../samples/generate/png.js';
 import { PNGSUITE_DIR, rejection } from './helpers.js';
 
 const FILE = 'Content/Textures/T_Broken.lasset';
@@ -15,24 +16,6 @@ const png = new Uint8Array(fs.readFileSync(path.join(PNGSUITE_DIR, 'png', 'basn6
 
 /** A minimal valid-structure PNG with any IHDR size (the IDAT need not match). */
 function pngWithSize(width: number, height: number): Uint8Array {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (b: Uint8Array) => {
-    let c = 0xffffffff;
-    for (const x of b) c = crcTable[(c ^ x) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Uint8Array) => {
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    out.write(type, 4, 'latin1');
-    out.set(data, 8);
-    out.writeUInt32BE(crc(out.subarray(4, 8 + data.length)), 8 + data.length);
-    return out;
-  };
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
@@ -41,9 +24,9 @@ function pngWithSize(width: number, height: number): Uint8Array {
   return new Uint8Array(
     Buffer.concat([
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-      chunk('IHDR', ihdr),
-      chunk('IDAT', deflateSync(Buffer.alloc(16))),
-      chunk('IEND', new Uint8Array(0)),
+      pngChunk('IHDR', ihdr),
+      pngChunk('IDAT', deflateSync(Buffer.alloc(16))),
+      pngChunk('IEND', new Uint8Array(0)),
     ]),
   );
 }
