@@ -126,12 +126,23 @@ export async function runRegistryBench(opts: { assets?: number; keep?: boolean }
       if (r.cached !== assets || r.read !== 0) throw new Error(`warm scan read ${r.read} files, cached ${r.cached}`);
     }
 
+    // A registry that is already open (the daemon's case) re-scans without loading the cache.
+    const open = await AssetRegistry.open({ config });
+    await open.scan();
+    let rescanMs = Infinity;
+    for (let run = 0; run < 3; run++) {
+      t = performance.now();
+      await open.scan();
+      rescanMs = Math.min(rescanMs, performance.now() - t);
+    }
+
     lines.push(`registry: find -printf over ${assets} files: ${fmt(findMs)}`);
     lines.push(`registry: readPackageTables alone over every file: ${fmt(tablesMs)}`);
     lines.push(`registry: cold scan ${fmt(coldMs)} (${(coldMs / findMs).toFixed(1)}x find, ${(coldMs / tablesMs).toFixed(2)}x reading the tables)`);
     lines.push(
       `registry: warm no-op scan incl. cache load ${fmt(warmMs)} best of 3, first ${fmt(firstWarmMs)} (${(warmMs / findMs).toFixed(2)}x find; target <= 3x: ${warmMs <= 3 * findMs ? 'met' : 'MISSED'})`,
     );
+    lines.push(`registry: warm re-scan of an open registry ${fmt(rescanMs)} best of 3 (${(rescanMs / findMs).toFixed(2)}x find)`);
     return { lines, coldMs, warmMs, findMs, tablesMs };
   } finally {
     if (!opts.keep) await fsp.rm(root, { recursive: true, force: true });
