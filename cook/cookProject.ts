@@ -23,7 +23,8 @@ import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/
 import { encodeCookedRegistry } from '../src/format/cookedRegistry.js';
 import { ProgressBus } from '../src/log/events.js';
 import { createDebugger, silentLogger, type Logger } from '../src/log/logger.js';
-import { TEMP_MARKER } from '../src/util/atomicWrite.js';
+import { sweepTempFiles, TEMP_MARKER, tempOwnerPid } from '../src/util/atomicWrite.js';
+import { pidAlive } from '../src/util/pidAlive.js';
 import { initHash, xxh64 } from '../src/util/hash.js';
 import { assetCookContext, cookPackageAsset, cookTextAsset, cookedPathFor, writeOutput, type AssetCookResult } from './cookAsset.js';
 import { CACHE_FILE_NAME, CookCache, type RecookReason } from './cookCache.js';
@@ -103,6 +104,10 @@ export async function cookProject(opts: CookProjectOptions): Promise<CookSummary
     throw errors.usage(`release name "${opts.release}" must be letters, digits, ".", "_" and "-"`, 'e.g. --release 1.0.0');
   }
   await initHash();
+  // What a killed run left half-written beside the paks and caches (Saved/Cooked is swept with
+  // the stale outputs below). Temps of a live writer stay.
+  await sweepTempFiles(config.paksDir);
+  await sweepTempFiles(config.intermediatesDir);
 
   const problems: CookProblem[] = [];
   const report = (e: LuminaError | LuminaLog, severity: 'error' | 'warning'): void => {
@@ -263,6 +268,12 @@ async function writeIfChanged(file: string, bytes: Uint8Array): Promise<void> {
   writeOutput(file, bytes);
 }
 
+/** A temp file whose writer is still running (this cook's own, or a daemon's). */
+function liveTemp(name: string): boolean {
+  const pid = tempOwnerPid(name);
+  return pid !== undefined && pidAlive(pid);
+}
+
 /** Delete files under the cooked folder that this cook did not produce (and temp files of killed runs). */
 async function removeStale(dir: string, keep: ReadonlySet<string>, log: Logger): Promise<number> {
   let removed = 0;
@@ -279,7 +290,7 @@ async function removeStale(dir: string, keep: ReadonlySet<string>, log: Logger):
         const p = path.join(d, e.name);
         if (e.isDirectory()) {
           if (await walk(p)) left--;
-        } else if (!keep.has(p) || e.name.includes(TEMP_MARKER)) {
+        } else if (e.name.includes(TEMP_MARKER) ? !liveTemp(e.name) : !keep.has(p)) {
           await fsp.rm(p, { force: true });
           removed++;
           left--;

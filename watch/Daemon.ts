@@ -30,7 +30,7 @@ import { AssetRegistry } from '../src/registry/AssetRegistry.js';
 import { sweepTempFiles } from '../src/util/atomicWrite.js';
 import { ChangeBatcher, type ChangeBatch } from './ChangeBatcher.js';
 import { ControlServer, DAEMON_INFO_FILE, type DaemonStatus, type LastCook } from './controlServer.js';
-import { pidAlive } from './daemonClient.js';
+import { pidAlive } from '../src/util/pidAlive.js';
 import { IncrementalCook } from './IncrementalCook.js';
 import { watchMounts, type MountWatcher } from './watcher.js';
 

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { errors } from '../src/errors.js';
 import { DAEMON_INFO_FILE, type DaemonInfo, type DaemonStatus } from './controlServer.js';
+import { pidAlive } from '../src/util/pidAlive.js';
 
 /** Read and check daemon.json in `intermediatesDir`. */
 export function readDaemonInfo(intermediatesDir: string): DaemonInfo & { file: string } {
@@ -23,16 +24,6 @@ export function readDaemonInfo(intermediatesDir: string): DaemonInfo & { file: s
     throw errors.daemonUnavailable(file, 'daemon.json lacks pid, port or token');
   }
   return { ...(r as DaemonInfo), file };
-}
-
-/** True when a process with this pid exists (signal 0 checks without sending anything). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** One authenticated JSON request to the daemon. */

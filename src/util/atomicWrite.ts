@@ -8,6 +8,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { errors, isLuminaError } from '../errors.js';
+import { pidAlive } from './pidAlive.js';
 
 /** Temp files carry this marker so a later run can sweep what a killed run left behind. */
 export const TEMP_MARKER = '.lctmp-';
@@ -88,7 +89,19 @@ export function writeFileAtomicSync(target: string, data: Uint8Array | string, m
   }
 }
 
-/** Remove temp files a killed run left in `dir` (not recursive). Returns how many were removed. */
+/** The pid a temp file's name carries (`<name>.lctmp-<pid>-...`), or undefined. */
+export function tempOwnerPid(name: string): number | undefined {
+  const at = name.lastIndexOf(TEMP_MARKER);
+  if (at < 0) return undefined;
+  const m = /^(\d+)-/.exec(name.slice(at + TEMP_MARKER.length));
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * Remove temp files a killed run left in `dir` (not recursive). A temp whose writer is still
+ * running (its pid is in the name) is left alone, so a cook beside a live daemon never pulls a
+ * file out from under it. Returns how many were removed.
+ */
 export async function sweepTempFiles(dir: string): Promise<number> {
   let names: string[];
   try {
@@ -98,10 +111,11 @@ export async function sweepTempFiles(dir: string): Promise<number> {
   }
   let n = 0;
   for (const name of names) {
-    if (name.includes(TEMP_MARKER)) {
-      await fsp.rm(path.join(dir, name), { force: true });
-      n++;
-    }
+    if (!name.includes(TEMP_MARKER)) continue;
+    const pid = tempOwnerPid(name);
+    if (pid !== undefined && pidAlive(pid)) continue;
+    await fsp.rm(path.join(dir, name), { force: true });
+    n++;
   }
   return n;
 }
