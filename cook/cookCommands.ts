@@ -13,19 +13,13 @@ import { ProgressBus } from '../src/log/events.js';
 import { createLogger, wantsJson } from '../src/log/logger.js';
 import { makePatchCommand } from '../pak/pakCommands.js';
 import { cookProject, type CookSummary } from './cookProject.js';
+import { formatBytes } from '../src/cli/commandOutput.js';
 
 export interface CookArgs {
   project?: string;
   ci?: boolean;
   json?: boolean;
   release?: string;
-}
-
-/** Human-readable byte counts for the summary line. */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 /** The one-line summary (plus a line per pak) printed at the end of a cook. */

@@ -15,12 +15,9 @@ import { diffPaks, type PakDiff } from './diffPaks.js';
 import { buildPatchPak, type PatchSummary } from './buildPatch.js';
 import { collectSources } from './collectSources.js';
 import { readReleaseManifest } from './releaseManifest.js';
+import { commandGroup, printOutput, type CommandOutput } from '../src/cli/commandOutput.js';
 
-/** What a command produced: `data` for --json, `text` for people. */
-export interface CommandOutput<T> {
-  data: T;
-  text: string;
-}
+export type { CommandOutput } from '../src/cli/commandOutput.js';
 
 const METHOD_NAMES = ['stored', 'deflate', 'tombstone'] as const;
 
@@ -160,9 +157,6 @@ export async function runPatch(opts: { base: string; cookedDir: string; out: str
   return { data, text };
 }
 
-function print<T>(out: CommandOutput<T>, json: boolean | undefined): void {
-  process.stdout.write(json ? JSON.stringify(out.data, null, 2) + '\n' : out.text);
-}
 
 interface JsonArg {
   json?: boolean;
@@ -174,7 +168,7 @@ const lsCommand: CommandModule<object, JsonArg & { paks: string[] }> = {
   command: 'ls <paks..>',
   describe: 'list the entries of each pak',
   builder: (y) => withJson(y).positional('paks', { type: 'string', array: true, demandOption: true }) as unknown as Argv<JsonArg & { paks: string[] }>,
-  handler: async (a) => print(await pakLs(a.paks), a.json),
+  handler: async (a) => printOutput(await pakLs(a.paks), a.json),
 };
 
 const catCommand: CommandModule<object, { pak: string; path: string; with?: string[] }> = {
@@ -202,7 +196,7 @@ const extractCommand: CommandModule<object, JsonArg & { paks: string[]; out: str
     withJson(y)
       .positional('paks', { type: 'string', array: true, demandOption: true })
       .option('out', { type: 'string', demandOption: true, describe: 'output folder' }) as unknown as Argv<JsonArg & { paks: string[]; out: string }>,
-  handler: async (a) => print(await pakExtract(a.paks, a.out), a.json),
+  handler: async (a) => printOutput(await pakExtract(a.paks, a.out), a.json),
 };
 
 const verifyCommand: CommandModule<object, JsonArg & { paks: string[] }> = {
@@ -211,7 +205,7 @@ const verifyCommand: CommandModule<object, JsonArg & { paks: string[] }> = {
   builder: (y) => withJson(y).positional('paks', { type: 'string', array: true, demandOption: true }) as unknown as Argv<JsonArg & { paks: string[] }>,
   handler: async (a) => {
     const r = await pakVerify(a.paks);
-    if (a.json || r.data.ok) print(r, a.json);
+    if (a.json || r.data.ok) printOutput(r, a.json);
     else process.stdout.write(r.text.split('\n').filter((l) => l.startsWith('ok ')).map((l) => l + '\n').join(''));
     if (!r.data.ok) {
       // With --json the report is the output; without it the CLI entry prints the first error.
@@ -238,24 +232,12 @@ const diffCommand: CommandModule<object, JsonArg & { a?: string; b?: string; bas
     const base = [...(a.a !== undefined ? [a.a] : []), ...(a.base ?? [])];
     const target = [...(a.b !== undefined ? [a.b] : []), ...(a.target ?? [])];
     if (base.length === 0 || target.length === 0) throw errors.usage('pak diff needs two paks, or --base <paks..> and --target <paks..>');
-    print(await pakDiff(base, target), a.json);
+    printOutput(await pakDiff(base, target), a.json);
   },
 };
 
 /** `pak <subcommand>`: register with `yargs.command(pakCommand)`. */
-export const pakCommand: CommandModule = {
-  command: 'pak <command>',
-  describe: 'inspect, extract, verify and diff paks',
-  builder: (y) =>
-    y
-      .command(lsCommand as unknown as CommandModule)
-      .command(catCommand as unknown as CommandModule)
-      .command(extractCommand as unknown as CommandModule)
-      .command(verifyCommand as unknown as CommandModule)
-      .command(diffCommand as unknown as CommandModule)
-      .demandCommand(1),
-  handler: () => {},
-};
+export const pakCommand = commandGroup('pak', 'inspect, extract, verify and diff paks', [lsCommand, catCommand, extractCommand, verifyCommand, diffCommand]);
 
 interface PatchArgs extends JsonArg {
   base: string;
@@ -281,7 +263,7 @@ export function makePatchCommand(cook?: (argv: PatchArgs) => Promise<string>): C
         .option('mount-point', { type: 'string', default: '/' }) as unknown as Argv<PatchArgs>,
     handler: async (a) => {
       const cookedDir = cook ? await cook(a) : (a.cooked ?? path.join('Saved', 'Cooked'));
-      print(await runPatch({ base: a.base, cookedDir, out: a.out, mountPoint: a.mountPoint }), a.json);
+      printOutput(await runPatch({ base: a.base, cookedDir, out: a.out, mountPoint: a.mountPoint }), a.json);
     },
   };
   return mod as unknown as CommandModule;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { errors } from '../../src/errors.js';
 import { generateProject, type GenerateResult } from './generateProject.js';
+import { commandGroup, formatBytes, printOutput } from '../../src/cli/commandOutput.js';
 
 export const MAX_ASSETS = 1_000_000;
 export const MAX_TEXTURE_SIZE = 4096;
@@ -66,12 +67,6 @@ function checkOutFolder(out: string, force: boolean): void {
   }
 }
 
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
-}
-
 type GenerateArgv = SamplesGenerateArgs & { json: boolean };
 
 const generateCommand: CommandModule<object, GenerateArgv> = {
@@ -88,14 +83,9 @@ const generateCommand: CommandModule<object, GenerateArgv> = {
       .option('json', { type: 'boolean', default: false, describe: 'print JSON' }) as unknown as Argv<GenerateArgv>,
   handler: async (a) => {
     const r = await runSamplesGenerate(a);
-    process.stdout.write(a.json ? `${JSON.stringify(r.data, null, 2)}\n` : r.text);
+    printOutput(r, a.json);
   },
 };
 
 /** `samples <subcommand>`: register with `yargs.command(samplesCommand)`. */
-export const samplesCommand: CommandModule = {
-  command: 'samples <command>',
-  describe: 'generate sample projects',
-  builder: (y) => y.command(generateCommand as unknown as CommandModule).demandCommand(1),
-  handler: () => {},
-};
+export const samplesCommand = commandGroup('samples', 'generate sample projects', [generateCommand]);

@@ -11,6 +11,7 @@ import type { Logger } from '../log/logger.js';
 import { AssetRegistry } from './AssetRegistry.js';
 import { findDependencyChain, resolveCookRoots, type CookRoot } from './cookRoots.js';
 import type { AssetRecord, ScanProblem, ScanResult } from './types.js';
+import { commandGroup, printOutput, type CommandOutput } from '../cli/commandOutput.js';
 
 export interface RegistryCliOptions {
   /** Project folder; default '.'. */
@@ -20,11 +21,7 @@ export interface RegistryCliOptions {
   log?: Logger;
 }
 
-export interface CommandOutput<T> {
-  data: T;
-  /** Human-readable output, ending in a newline. */
-  text: string;
-}
+export type { CommandOutput } from '../cli/commandOutput.js';
 
 const typeName = (t: DependencyType): 'Hard' | 'Soft' => (t === DependencyType.Soft ? 'Soft' : 'Hard');
 
@@ -156,9 +153,6 @@ const common = <T>(y: Argv<T>) =>
     .option('json', { type: 'boolean', default: false, describe: 'print JSON' })
     .option('ci', { type: 'boolean', default: false, describe: 'CI mode: never mint .lmeta sidecars; scan fails on problems' });
 
-function print<T>(out: CommandOutput<T>, json: boolean): void {
-  process.stdout.write(json ? `${JSON.stringify(out.data, null, 2)}\n` : out.text);
-}
 
 const withAsset = <T>(y: Argv<T>) => common(y).positional('asset', { type: 'string', demandOption: true, describe: 'GUID, /Game/Path/Name, object path, virtual path or file' });
 
@@ -168,7 +162,7 @@ const scanCmd: CommandModule<object, CommonArgs> = {
   builder: (y) => common(y) as unknown as Argv<CommonArgs>,
   handler: async (a) => {
     const out = await registryScan({ project: a.project, ci: a.ci });
-    print(out, a.json);
+    printOutput(out, a.json);
     if (out.firstError) throw out.firstError;
   },
 };
@@ -177,7 +171,7 @@ const listCmd: CommandModule<object, CommonArgs> = {
   command: 'list',
   describe: 'one line per asset: GUID, class, package path',
   builder: (y) => common(y) as unknown as Argv<CommonArgs>,
-  handler: async (a) => print(await registryList({ project: a.project, ci: a.ci }), a.json),
+  handler: async (a) => printOutput(await registryList({ project: a.project, ci: a.ci }), a.json),
 };
 
 type AssetArgs = CommonArgs & { asset: string };
@@ -186,34 +180,22 @@ const depsCmd: CommandModule<object, AssetArgs> = {
   command: 'deps <asset>',
   describe: "an asset's dependencies, Hard or Soft",
   builder: (y) => withAsset(y) as unknown as Argv<AssetArgs>,
-  handler: async (a) => print(await registryDeps(a.asset, { project: a.project, ci: a.ci }), a.json),
+  handler: async (a) => printOutput(await registryDeps(a.asset, { project: a.project, ci: a.ci }), a.json),
 };
 
 const referrersCmd: CommandModule<object, AssetArgs> = {
   command: 'referrers <asset>',
   describe: 'the assets that depend on an asset',
   builder: (y) => withAsset(y) as unknown as Argv<AssetArgs>,
-  handler: async (a) => print(await registryReferrers(a.asset, { project: a.project, ci: a.ci }), a.json),
+  handler: async (a) => printOutput(await registryReferrers(a.asset, { project: a.project, ci: a.ci }), a.json),
 };
 
 const whyCmd: CommandModule<object, AssetArgs> = {
   command: 'why <asset>',
   describe: 'the dependency chain from a cook root to an asset',
   builder: (y) => withAsset(y) as unknown as Argv<AssetArgs>,
-  handler: async (a) => print(await registryWhy(a.asset, { project: a.project, ci: a.ci }), a.json),
+  handler: async (a) => printOutput(await registryWhy(a.asset, { project: a.project, ci: a.ci }), a.json),
 };
 
 /** `registry <subcommand>`: register with `yargs.command(registryCommand)`. */
-export const registryCommand: CommandModule = {
-  command: 'registry <command>',
-  describe: 'scan the asset registry and query dependencies',
-  builder: (y) =>
-    y
-      .command(scanCmd as unknown as CommandModule)
-      .command(listCmd as unknown as CommandModule)
-      .command(depsCmd as unknown as CommandModule)
-      .command(referrersCmd as unknown as CommandModule)
-      .command(whyCmd as unknown as CommandModule)
-      .demandCommand(1),
-  handler: () => {},
-};
+export const registryCommand = commandGroup('registry', 'scan the asset registry and query dependencies', [scanCmd, listCmd, depsCmd, referrersCmd, whyCmd]);
