@@ -12,6 +12,7 @@ import { errors } from '../src/errors.js';
 import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 import { PakReader } from './PakReader.js';
 import { comparePathBytes, mountedPath, priorityOrder, validateVirtualPath, type PakEntry } from './pakFormat.js';
+import { readAt } from '../src/util/readAt.js';
 
 export interface MountOptions {
   /** Loose files here win over every pak: `/Game/X.lasset` is `<overlayDir>/Game/X.lasset`. */
@@ -130,13 +131,7 @@ export class MountedPaks {
     const fh = await fsp.open(r.file, 'r');
     try {
       const buf = new Uint8Array(length);
-      let done = 0;
-      while (done < length) {
-        const { bytesRead } = await fh.read(buf, done, length - done, offset + done);
-        if (bytesRead === 0) break;
-        done += bytesRead;
-      }
-      return buf.subarray(0, done);
+      return buf.subarray(0, await readAt(fh, buf, offset));
     } finally {
       await fh.close();
     }

@@ -18,6 +18,7 @@ import {
   type PakHeader,
   type PakToc,
 } from './pakFormat.js';
+import { readAt } from '../src/util/readAt.js';
 
 /** Blocks inflated per step when a whole entry is read or verified (bounds memory to ~4 MiB raw). */
 const WINDOW_BLOCKS = 64;
@@ -56,11 +57,11 @@ export class PakReader {
     }
     try {
       const { size } = await fh.stat();
-      const head = await readAt(fh, 0, Math.min(PAK_HEADER_SIZE, size), file);
+      const head = await readExactly(fh, 0, Math.min(PAK_HEADER_SIZE, size), file);
       const header = parseHeader(head, file, size);
       const footerAt = size - PAK_FOOTER_SIZE;
-      const footerHash = parseFooter(await readAt(fh, footerAt, PAK_FOOTER_SIZE, file), file, footerAt);
-      const tocBytes = await readAt(fh, header.tocOffset, header.tocSize, file);
+      const footerHash = parseFooter(await readExactly(fh, footerAt, PAK_FOOTER_SIZE, file), file, footerAt);
+      const tocBytes = await readExactly(fh, header.tocOffset, header.tocSize, file);
       const tocHash = xxh64(tocBytes);
       if (tocHash !== footerHash) {
         throw errors.pakInvalid(file, 'footer.tocHash', `TOC hashes to ${hashHex(tocHash)}, footer says ${hashHex(footerHash)}`, footerAt);
@@ -115,7 +116,7 @@ export class PakReader {
     const starts = this.starts(e);
     const from = starts[first];
     const to = starts[last] + e.blockSizes[last];
-    const stored = await readAt(this.fh, from, to - from, this.file);
+    const stored = await readExactly(this.fh, from, to - from, this.file);
     const out = new Uint8Array(Math.min(e.rawSize, (last + 1) * BLOCK_SIZE) - first * BLOCK_SIZE);
     const fail = this.failFor(e);
     for (let i = first; i <= last; i++) {
@@ -129,7 +130,7 @@ export class PakReader {
   private async forEachWindow(e: PakEntry, visit: (raw: Uint8Array) => void): Promise<void> {
     if (e.method === 0) {
       for (let at = 0; at < e.rawSize; at += WINDOW_BLOCKS * BLOCK_SIZE) {
-        visit(await readAt(this.fh, e.offset + at, Math.min(WINDOW_BLOCKS * BLOCK_SIZE, e.rawSize - at), this.file));
+        visit(await readExactly(this.fh, e.offset + at, Math.min(WINDOW_BLOCKS * BLOCK_SIZE, e.rawSize - at), this.file));
       }
       return;
     }
@@ -162,7 +163,7 @@ export class PakReader {
       throw errors.usage(`range ${offset}+${length} is outside "${path}" (${e.rawSize} bytes)`);
     }
     if (length === 0) return new Uint8Array(0);
-    if (e.method === 0) return readAt(this.fh, e.offset + offset, length, this.file);
+    if (e.method === 0) return readExactly(this.fh, e.offset + offset, length, this.file);
     const first = Math.floor(offset / BLOCK_SIZE);
     const last = Math.floor((offset + length - 1) / BLOCK_SIZE);
     const raw = await this.inflateSpan(e, first, last);
@@ -190,14 +191,10 @@ export class PakReader {
 }
 
 /** Exactly `length` bytes at `at`; a short read (file truncated under us) is PAK_INVALID. */
-async function readAt(fh: fsp.FileHandle, at: number, length: number, file: string): Promise<Uint8Array> {
+async function readExactly(fh: fsp.FileHandle, at: number, length: number, file: string): Promise<Uint8Array> {
   const buf = new Uint8Array(length);
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await fh.read(buf, done, length - done, at + done);
-    if (bytesRead === 0) throw errors.pakInvalid(file, 'data', `needs ${length} bytes at offset ${at} but the file ends early`, at + done);
-    done += bytesRead;
-  }
+  const done = await readAt(fh, buf, at);
+  if (done < length) throw errors.pakInvalid(file, 'data', `needs ${length} bytes at offset ${at} but the file ends early`, at + done);
   return buf;
 }
 

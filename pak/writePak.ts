@@ -24,6 +24,7 @@ import {
   type PakEntry,
   type PakToc,
 } from './pakFormat.js';
+import { readAt } from '../src/util/readAt.js';
 
 /** One entry to write. `path` is relative to the pak's mount point. */
 export type PakSource =
@@ -133,12 +134,7 @@ class PositionalOut {
 }
 
 async function readFully(fh: fsp.FileHandle, buf: Uint8Array, at: number, file: string): Promise<void> {
-  let done = 0;
-  while (done < buf.byteLength) {
-    const { bytesRead } = await fh.read(buf, done, buf.byteLength - done, at + done);
-    if (bytesRead === 0) throw errors.ioFailed(file, 'read', new Error('file shrank while it was being packed'));
-    done += bytesRead;
-  }
+  if ((await readAt(fh, buf, at)) < buf.byteLength) throw errors.ioFailed(file, 'read', new Error('file shrank while it was being packed'));
 }
 
 async function openSource(file: string): Promise<fsp.FileHandle> {

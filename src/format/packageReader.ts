@@ -26,6 +26,7 @@ import {
   type Property,
   type Thumbnail,
 } from './packageTypes.js';
+import { readAt } from '../util/readAt.js';
 
 /** Largest thumbnail accepted; anything bigger is not a thumbnail. */
 const MAX_THUMBNAIL_SIDE = 8192;
@@ -203,12 +204,7 @@ export async function readPackageTables(file: string, fileSize?: number): Promis
 }
 
 async function readFully(fh: fsp.FileHandle, into: Uint8Array, position: number): Promise<void> {
-  let done = 0;
-  while (done < into.byteLength) {
-    const { bytesRead } = await fh.read(into, done, into.byteLength - done, position + done);
-    if (bytesRead === 0) throw new Error('unexpected end of file');
-    done += bytesRead;
-  }
+  if ((await readAt(fh, into, position)) < into.byteLength) throw new Error('unexpected end of file');
 }
 
 /** Decode export `index`'s property stream, checking references against the package's tables. */

@@ -21,6 +21,7 @@ import { writeFileAtomic } from '../util/atomicWrite.js';
 import { createXxh64, hashHex, xxh64 } from '../util/hash.js';
 import type { AssetRecord } from './types.js';
 import { SIDECAR_EXT, statOrNull, type FileStat } from './walkMount.js';
+import { readAt } from '../util/readAt.js';
 
 const CHUNK = 256 * 1024;
 const pool: Buffer[] = [];
@@ -65,12 +66,9 @@ async function hashFile(file: string, size: number, withHead: (head: Buffer) => 
     let hasher: ReturnType<typeof createXxh64> | undefined;
     for (let pos = 0; pos < size; ) {
       const want = Math.min(CHUNK, size - pos);
-      for (let got = 0; got < want; ) {
-        const { bytesRead } = await fh.read(buf, got, want - got, pos + got);
-        // The file shrank after it was stat'ed: report it; the next scan sees the new size.
-        if (bytesRead === 0) throw errors.packageTruncated(file, 'file', pos + got, size - pos - got, pos + got);
-        got += bytesRead;
-      }
+      const got = await readAt(fh, buf.subarray(0, want), pos);
+      // The file shrank after it was stat'ed: report it; the next scan sees the new size.
+      if (got < want) throw errors.packageTruncated(file, 'file', pos + got, size - pos - got, pos + got);
       const chunk = buf.subarray(0, want);
       if (pos === 0) {
         withHead(chunk);
