@@ -32,7 +32,7 @@ import { resolveCookRoots, type RootLookup } from './cookRoots.js';
 import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
 import { openProjectRegistry } from './projectRegistry.js';
 import { writeChunkPaks, type PakOutput } from './writeChunkPaks.js';
-import { writeRelease } from './writeRelease.js';
+import { shipRelease } from './writeRelease.js';
 
 export const REGISTRY_ENTRY = 'AssetRegistry.bin';
 
@@ -214,7 +214,7 @@ export async function cookProject(opts: CookProjectOptions): Promise<CookSummary
     await cache.save().catch((e) => report(asWarning(e, cacheFile), 'warning'));
     bus.emit({ type: 'END', phase: 'pak', ms: performance.now() - pakStart, ok: true });
     if (opts.release !== undefined) {
-      summary.releaseManifest = await writeRelease(config, opts.release, summary.paks, registryBytes);
+      summary.releaseManifest = await shipRelease(config, opts.release, summary.paks, registryBytes);
     }
   } else if (!summary.ok) {
     log.error({ errors: problems.filter((p) => p.severity === 'error').length }, 'cook failed: paks were not written');

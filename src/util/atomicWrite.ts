@@ -69,6 +69,19 @@ export async function withAtomicFile<T>(target: string, fill: (fh: fsp.FileHandl
   }
 }
 
+/** Copy `source` to `target` atomically: the copy is fsynced under a temp name, then renamed. */
+export async function copyFileAtomic(source: string, target: string): Promise<void> {
+  await withAtomicFile(target, async (_fh, tmp) => {
+    // copyFile opens the temp path with O_TRUNC, so it fills the same inode the handle holds and
+    // the handle's fsync in withAtomicFile covers the copy.
+    try {
+      await fsp.copyFile(source, tmp);
+    } catch (e) {
+      throw errors.ioFailed(source, 'read', e);
+    }
+  });
+}
+
 /** Synchronous variant for small files written at exit paths (daemon.json, lock files). */
 export function writeFileAtomicSync(target: string, data: Uint8Array | string, mode = 0o644): void {
   const tmp = tempPathFor(target);
