@@ -337,12 +337,7 @@ export class AssetRegistry {
       if (e.gen === gen || !this.underWalkedMount(file)) continue;
       this.dropEntry(file, e, batch, result);
     }
-    const change = this.apply(batch, result, true);
-    await this.saveIfDirty(result.problems);
-    sortProblems(result.problems);
-    result.assets = this.winners.size;
-    result.ms = performance.now() - t0;
-    return { result, change };
+    return this.finish(batch, result, true, t0);
   }
 
   private dropEntry(file: string, e: Entry, batch: Batch, result: ScanResult): void {
@@ -395,7 +390,12 @@ export class AssetRegistry {
         if (under(file, gone) || (e.gen !== gen && under(file, walkedDirs))) this.dropEntry(file, e, batch, result);
       }
     }
-    const change = this.apply(batch, result, false);
+    return this.finish(batch, result, false, t0);
+  }
+
+  /** Apply a scan's or an update's batch, save, and close its result. */
+  private async finish(batch: Batch, result: ScanResult, allDuplicates: boolean, t0: number): Promise<{ result: ScanResult; change: RegistryChange }> {
+    const change = this.apply(batch, result, allDuplicates);
     await this.saveIfDirty(result.problems);
     sortProblems(result.problems);
     result.assets = this.winners.size;
