@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../config/loadConfig.js';
 import type { Property } from '../../src/format/packageTypes.js';
 
 export async function tempDir(prefix: string): Promise<string> {
@@ -25,6 +26,17 @@ export function listFiles(root: string): string[] {
   };
   walk(root);
   return out.sort();
+}
+
+/**
+ * The project's own files: everything under `root` except the folders a cook writes (its config's
+ * `savedDir` and `intermediatesDir`), so a check of the committed sample does not depend on
+ * whether `npm run cook:sample` ran first. The generator's listing compares against this.
+ */
+export function listProjectFiles(root: string): string[] {
+  const { config } = loadConfig(root);
+  const outputs = [config.savedDir, config.intermediatesDir].map((d) => path.relative(root, d).split(path.sep).join('/') + '/');
+  return listFiles(root).filter((f) => !outputs.some((o) => f.startsWith(o)));
 }
 
 /** sha256 over every relative path and its bytes, in sorted order. */

@@ -5,14 +5,16 @@ import { loadConfig } from '../../config/loadConfig.js';
 import { decodeExport, findAssetExport, parsePackage } from '../../src/format/packageReader.js';
 import { AssetFlags, DependencyType, ObjectFlags, type LoadedPackage, type Property } from '../../src/format/packageTypes.js';
 import { buildSampleProject, sampleAssets, SAMPLE_EXPORT_GUIDS, SAMPLE_GUIDS, SAMPLE_PROJECT_DIR } from '../../samples/buildSampleProject.js';
-import { listFiles, objectRefs, pngHeader, removeDir, softGuids, tempDir } from './helpers.js';
+import { cookProject } from '../../cook/cookProject.js';
+import { listFiles, listProjectFiles, objectRefs, pngHeader, removeDir, softGuids, tempDir } from './helpers.js';
 
 const root = SAMPLE_PROJECT_DIR;
 const read = (rel: string): LoadedPackage => parsePackage(fs.readFileSync(path.join(root, rel)), rel);
 const prop = (props: Property[], name: string) => props.find((p) => p.name === name);
 
 describe('committed sample project', () => {
-  const files = listFiles(root);
+  // The sources only: `npm run cook:sample` writes Saved/ and Intermediates/ beside them.
+  const files = listProjectFiles(root);
 
   it('loads as a config with the Foliage plugin enabled and Experimental disabled', () => {
     const { config, warnings } = loadConfig(root);
@@ -129,11 +131,20 @@ describe('buildSampleProject', () => {
   it('regenerates the committed files byte for byte, with nothing extra on either side', async () => {
     const written = await buildSampleProject(dir);
     expect(listFiles(dir)).toEqual(written);
-    expect(listFiles(root)).toEqual(written);
+    expect(listProjectFiles(root)).toEqual(written);
     for (const rel of written) {
       const want = fs.readFileSync(path.join(root, rel));
       const got = fs.readFileSync(path.join(dir, rel));
       expect(got.equals(want), `${rel} differs from the committed file: run npx tsx samples/buildSampleProject.ts`).toBe(true);
     }
+  });
+
+  it('lists the same sources after the project was cooked (cook:sample, then the tests)', async () => {
+    const written = await buildSampleProject(dir);
+    const summary = await cookProject({ projectDir: dir });
+    expect(summary.ok).toBe(true);
+    expect(listFiles(dir).some((f) => f.startsWith('Saved/Paks/'))).toBe(true);
+    expect(listFiles(dir).some((f) => f.startsWith('Intermediates/'))).toBe(true);
+    expect(listProjectFiles(dir)).toEqual(written);
   });
 });
