@@ -1,8 +1,6 @@
 /** The cook pipeline's public API. */
 export { cookProject, REGISTRY_ENTRY } from './cookProject.js';
 export type { CookProblem, CookProjectOptions, CookSummary } from './cookProject.js';
-export { cookCommand, patchCommand, runCook, formatSummary } from './cookCommands.js';
-export type { CookArgs } from './cookCommands.js';
 export { assetCookContext, cookPackageAsset, cookTextAsset, cookedPathFor } from './cookAsset.js';
 export type { AssetCookContext, AssetCookResult, AssetStatus } from './cookAsset.js';
 export { CookCache, COOK_FORMAT_VERSION, CACHE_FILE_NAME, settingsHashes, cacheKey } from './cookCache.js';

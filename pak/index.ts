@@ -1,4 +1,4 @@
-/** The pak layer's public API: write, read, mount, diff and patch paks; release manifests; CLI modules. */
+/** The pak layer's public API: write, read, mount, diff and patch paks; release manifests. */
 export { writePak, sortSources, type PakSource, type WritePakOptions, type WritePakResult } from './writePak.js';
 export { PakReader, type VerifyResult } from './PakReader.js';
 export { MountedPaks, type MountOptions, type Resolved } from './MountedPaks.js';
@@ -29,4 +29,3 @@ export {
   type PakEntry,
   type PakToc,
 } from './pakFormat.js';
-export { makePatchCommand, pakCat, pakCommand, pakDiff, pakExtract, pakLs, pakVerify, patchCommand, runPatch } from './pakCommands.js';

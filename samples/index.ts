@@ -1,7 +1,6 @@
 /** Public API of the samples: the committed sample project's builder and the large-project generator. */
 export { generateProject, projectConfigText, type GenerateOptions, type GenerateResult } from './generate/generateProject.js';
 export { planProject, ENABLED_PLUGIN, DISABLED_PLUGIN, type PlannedAsset, type ProjectPlan, type PlanOptions, type AssetKind, type TextureRole } from './generate/planProject.js';
-export { runSamplesGenerate, samplesCommand, type SamplesGenerateArgs, type SamplesGenerateOutput } from './generate/samplesCommand.js';
 export { encodePng, crc32, type PngImage, type PngColor } from './generate/png.js';
 export { Random } from './generate/random.js';
 export { CLASS } from './generate/assetPackages.js';

@@ -5,7 +5,7 @@
  */
 import { formatLog, isLuminaError } from '../src/errors.js';
 import { createLogger } from '../src/log/logger.js';
-import { runWatch } from './watchCommand.js';
+import { runWatch } from './runWatch.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -4,7 +4,5 @@ export type { CacheStatus, Referrer, RegistryChange, RegistryListener, RegistryO
 export { findDependencyChain, resolveCookRoots } from './cookRoots.js';
 export type { ChainLink, CookRoot, CookRootReason, CookRoots, RegistryView } from './cookRoots.js';
 export { CACHE_FILE_NAME, CACHE_FORMAT_VERSION } from './registryCache.js';
-export { registryCommand, registryDeps, registryList, registryReferrers, registryScan, registryWhy } from './registryCommands.js';
-export type { CommandOutput, RegistryCliOptions } from './registryCommands.js';
 export { assetKindOf, PACKAGE_EXT, SIDECAR_EXT, TEXT_EXTS } from './walkMount.js';
 export type { AssetDependency, AssetKind, AssetRecord, ScanProblem, ScanResult } from './types.js';

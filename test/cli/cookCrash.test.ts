@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { generateProject } from '../../samples/index.js';
-import { pakVerify } from '../../pak/pakCommands.js';
+import { pakVerify } from '../../cli/commands/pak.js';
 import { initHash } from '../../src/util/hash.js';
 import { Random } from '../../samples/generate/random.js';
 import { REPO, TSX_LOADER, runCli } from '../helpers/runCli.js';
@@ -37,7 +37,7 @@ async function files(dir: string): Promise<string[]> {
 /** Start a cook and SIGKILL it after `ms`; resolves when it is gone. */
 function cookAndKill(project: string, ms: number): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, path.join(REPO, 'src/cli/main.ts'), 'cook', '--project', project, '--json'], {
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, path.join(REPO, 'cli/main.ts'), 'cook', '--project', project, '--json'], {
       stdio: 'ignore',
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), ms);

@@ -16,7 +16,7 @@ export interface CliResult {
 
 export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, path.join(REPO, 'src/cli/main.ts'), ...args], {
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, path.join(REPO, 'cli/main.ts'), ...args], {
       cwd: opts.cwd ?? REPO,
       env: { ...process.env, NO_COLOR: '1', ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,7 +5,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { initHash, xxh64 } from '../../src/util/hash.js';
 import { writePak } from '../../pak/writePak.js';
 import { PakReader } from '../../pak/PakReader.js';
-import { pakCat, pakCommand, pakDiff, pakExtract, pakLs, pakVerify, patchCommand, runPatch } from '../../pak/pakCommands.js';
+import { pakCat, pakCommand, pakDiff, pakExtract, pakLs, pakVerify, patchCommand, runPatch } from '../../cli/commands/pak.js';
 import { describePakFile, writeReleaseManifest } from '../../pak/releaseManifest.js';
 import { bytesDiff, caught, mixedBytes, tempDir } from './helpers.js';
 

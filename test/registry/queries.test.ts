@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DependencyType } from '../../src/format/packageTypes.js';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
 import { findDependencyChain, resolveCookRoots } from '../../src/registry/cookRoots.js';
-import { registryDeps, registryList, registryReferrers, registryScan, registryWhy } from '../../src/registry/registryCommands.js';
+import { registryDeps, registryList, registryReferrers, registryScan, registryWhy } from '../../cli/commands/registry.js';
 import { bumpMtime, CLASS_MESH, g, hard, makeProject, soft, type TempProject } from './fixtures.js';
 
 let p: TempProject;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yargs from 'yargs';
-import { runSamplesGenerate, samplesCommand } from '../../samples/generate/samplesCommand.js';
+import { runSamplesGenerate, samplesCommand } from '../../cli/commands/samples.js';
 import { listFiles, removeDir, tempDir } from './helpers.js';
 
 describe('samples generate', () => {

@@ -11,7 +11,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pakVerify } from '../../pak/pakCommands.js';
+import { pakVerify } from '../../cli/commands/pak.js';
 import { decodeCooked } from '../../src/format/cookedPackage.js';
 import { TEMP_MARKER } from '../../src/util/atomicWrite.js';
 import { hashHex, initHash, xxh64 } from '../../src/util/hash.js';

@@ -6,7 +6,7 @@ import type { ProgressEvent } from '../../src/log/events.js';
 import { decodeCookedRegistry } from '../../src/format/cookedRegistry.js';
 import { Daemon } from '../../watch/Daemon.js';
 import { DEV_PAK_NAME } from '../../watch/DevPak.js';
-import { runDaemonClient } from '../../watch/watchCommand.js';
+import { runDaemonClient } from '../../cli/commands/watch.js';
 import { PassThrough } from 'node:stream';
 import { tempDir, waitFor } from './helpers.js';
 import { G, makeProject, readShipped, savePackage, shippedHas, type TestProject } from './project.js';

@@ -6,14 +6,14 @@
  */
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
-import { errors } from '../src/errors.js';
-import { ProgressBar } from '../src/log/progressBar.js';
-import { ProgressBus } from '../src/log/events.js';
-import { createLogger, wantsJson } from '../src/log/logger.js';
-import { makePatchCommand } from '../pak/pakCommands.js';
-import { cookProject, type CookSummary } from './cookProject.js';
-import { formatBytes } from '../src/cli/commandOutput.js';
+import { loadConfig } from '../../config/index.js';
+import { errors } from '../../src/errors.js';
+import { ProgressBar } from '../../src/log/progressBar.js';
+import { ProgressBus } from '../../src/log/events.js';
+import { createLogger, wantsJson } from '../../src/log/logger.js';
+import { makePatchCommand } from './pak.js';
+import { cookProject, type CookSummary } from '../../cook/cookProject.js';
+import { formatBytes } from '../commandOutput.js';
 
 export interface CookArgs {
   project?: string;

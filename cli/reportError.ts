@@ -3,7 +3,7 @@
  * relative to the project and no stack; anything else is a bug in lumina-cook and prints the stack
  * so it can be reported.
  */
-import { formatLog, isLuminaError } from '../errors.js';
+import { formatLog, isLuminaError } from '../src/errors.js';
 
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;

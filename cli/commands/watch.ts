@@ -5,47 +5,12 @@
  */
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { loadConfig } from '../config/index.js';
-import { errors, formatLog } from '../src/errors.js';
-import { createLogger, type Logger } from '../src/log/logger.js';
-import { Daemon } from './Daemon.js';
-import { daemonCook, daemonShutdown, daemonStatus } from './daemonClient.js';
+import { loadConfig } from '../../config/index.js';
+import { errors, formatLog } from '../../src/errors.js';
+import { runWatch, type WatchArgs } from '../../watch/runWatch.js';
+import { daemonCook, daemonShutdown, daemonStatus } from '../../watch/daemonClient.js';
 
-export interface WatchArgs {
-  project?: string;
-  json?: boolean;
-  port?: number;
-  debounce?: number;
-}
-
-/**
- * Run the daemon until a signal or POST /shutdown. The first SIGINT/SIGTERM stops gracefully (the
- * in-flight batch finishes or is abandoned after 10 s); a second one exits at once, which is safe
- * because every output is written atomically. Resolves with the exit code.
- */
-export async function runWatch(args: WatchArgs, opts: { log?: Logger } = {}): Promise<number> {
-  const log = opts.log ?? createLogger({ json: args.json });
-  const daemon = await Daemon.start({ projectDir: path.resolve(args.project ?? '.'), log, port: args.port, debounceMs: args.debounce });
-  let signals = 0;
-  const onSignal = (sig: NodeJS.Signals) => {
-    signals++;
-    if (signals > 1) {
-      log.warn({ signal: sig }, 'second signal: exiting now');
-      process.exit(130);
-    }
-    log.info({ signal: sig }, 'stopping');
-    void daemon.stop();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  try {
-    await daemon.stopped;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
-  return 0;
-}
+export type { WatchArgs } from '../../watch/runWatch.js';
 
 const withProject = <T>(y: Argv<T>) =>
   y

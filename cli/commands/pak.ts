@@ -6,18 +6,18 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { errors, isLuminaError, type LuminaLog } from '../src/errors.js';
-import { writeFileAtomic } from '../src/util/atomicWrite.js';
-import { hashHex } from '../src/util/hash.js';
-import { PakReader } from './PakReader.js';
-import { MountedPaks } from './MountedPaks.js';
-import { diffPaks, type PakDiff } from './diffPaks.js';
-import { buildPatchPak, type PatchSummary } from './buildPatch.js';
-import { collectSources } from './collectSources.js';
-import { readReleaseManifest } from './releaseManifest.js';
-import { commandGroup, printOutput, type CommandOutput } from '../src/cli/commandOutput.js';
+import { errors, isLuminaError, type LuminaLog } from '../../src/errors.js';
+import { writeFileAtomic } from '../../src/util/atomicWrite.js';
+import { hashHex } from '../../src/util/hash.js';
+import { PakReader } from '../../pak/PakReader.js';
+import { MountedPaks } from '../../pak/MountedPaks.js';
+import { diffPaks, type PakDiff } from '../../pak/diffPaks.js';
+import { buildPatchPak, type PatchSummary } from '../../pak/buildPatch.js';
+import { collectSources } from '../../pak/collectSources.js';
+import { readReleaseManifest } from '../../pak/releaseManifest.js';
+import { commandGroup, printOutput, type CommandOutput } from '../commandOutput.js';
 
-export type { CommandOutput } from '../src/cli/commandOutput.js';
+export type { CommandOutput } from '../commandOutput.js';
 
 const METHOD_NAMES = ['stored', 'deflate', 'tombstone'] as const;
 

@@ -5,8 +5,8 @@
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { errors } from '../errors.js';
-import { initHash } from '../util/hash.js';
+import { errors } from '../src/errors.js';
+import { initHash } from '../src/util/hash.js';
 import { commands } from './commands.js';
 import { reportError } from './reportError.js';
 
@@ -36,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-// Run when executed directly (node dist/src/cli/main.js, tsx src/cli/main.ts), not when imported.
+// Run when executed directly (node dist/cli/main.js, tsx cli/main.ts), not when imported.
 const entry = process.argv[1] ?? '';
 if (/[\\/]cli[\\/]main\.(ts|js)$/.test(entry)) {
   main(hideBin(process.argv)).then((code) => {

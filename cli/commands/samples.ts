@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { errors } from '../../src/errors.js';
-import { generateProject, type GenerateResult } from './generateProject.js';
-import { commandGroup, formatBytes, printOutput } from '../../src/cli/commandOutput.js';
+import { generateProject, type GenerateResult } from '../../samples/generate/generateProject.js';
+import { commandGroup, formatBytes, printOutput } from '../commandOutput.js';
 
 export const MAX_ASSETS = 1_000_000;
 export const MAX_TEXTURE_SIZE = 4096;

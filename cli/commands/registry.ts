@@ -5,13 +5,13 @@
  */
 import type { Argv, CommandModule } from 'yargs';
 import { loadConfig, type ProjectConfig } from '../../config/index.js';
-import { formatLog, LuminaError, type ErrorCode } from '../errors.js';
-import { DependencyType } from '../format/packageTypes.js';
-import type { Logger } from '../log/logger.js';
-import { AssetRegistry } from './AssetRegistry.js';
-import { findDependencyChain, resolveCookRoots, type CookRoot } from './cookRoots.js';
-import type { AssetRecord, ScanProblem, ScanResult } from './types.js';
-import { commandGroup, printOutput, type CommandOutput } from '../cli/commandOutput.js';
+import { formatLog, LuminaError, type ErrorCode } from '../../src/errors.js';
+import { DependencyType } from '../../src/format/packageTypes.js';
+import type { Logger } from '../../src/log/logger.js';
+import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
+import { findDependencyChain, resolveCookRoots, type CookRoot } from '../../src/registry/cookRoots.js';
+import type { AssetRecord, ScanProblem, ScanResult } from '../../src/registry/types.js';
+import { commandGroup, printOutput, type CommandOutput } from '../commandOutput.js';
 
 export interface RegistryCliOptions {
   /** Project folder; default '.'. */
@@ -21,7 +21,7 @@ export interface RegistryCliOptions {
   log?: Logger;
 }
 
-export type { CommandOutput } from '../cli/commandOutput.js';
+export type { CommandOutput } from '../commandOutput.js';
 
 const typeName = (t: DependencyType): 'Hard' | 'Soft' => (t === DependencyType.Soft ? 'Soft' : 'Hard');
 

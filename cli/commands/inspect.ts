@@ -1,9 +1,9 @@
 /** `lumina-cook inspect <file.lasset> [--json]`: header, imports, exports and their properties. */
 import type { CommandModule } from 'yargs';
-import { readPackageFile, decodeExport } from '../../format/packageReader.js';
-import { formatProperty, jsonReplacer, propertiesToJson } from '../../format/propertyText.js';
-import { AssetFlags, ObjectFlags, type LoadedPackage, type Property } from '../../format/packageTypes.js';
-import { isLuminaError, type LuminaLog } from '../../errors.js';
+import { readPackageFile, decodeExport } from '../../src/format/packageReader.js';
+import { formatProperty, jsonReplacer, propertiesToJson } from '../../src/format/propertyText.js';
+import { AssetFlags, ObjectFlags, type LoadedPackage, type Property } from '../../src/format/packageTypes.js';
+import { isLuminaError, type LuminaLog } from '../../src/errors.js';
 
 export interface InspectResult {
   pkg: LoadedPackage;
