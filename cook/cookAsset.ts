@@ -17,13 +17,15 @@ import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 import { hashHex, xxh64 } from '../src/util/hash.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import type { ProjectConfig } from '../config/index.js';
-import { settingsHashes, type CacheEntry, type CookCache, type RecookReason } from './cookCache.js';
+import type { CacheCheck, CacheEntry, CookCache, RecookReason } from './cookCache.js';
+import { cookKeyFor, settingsHashes, type CookKey, type CookSettingsHashes } from './cookKey.js';
 import { cookPackageBytes } from './stripPackage.js';
 import { TEXTURE_CLASS, textureTransform } from './textureExport.js';
 
-export type AssetStatus = 'cooked' | 'cached' | 'verbatim' | 'failed';
+export type AssetStatus = 'cooked' | 'cached' | 'fetched' | 'verbatim' | 'failed';
 
 export interface AssetCookResult {
+  /** `fetched`: taken from a CookStore (remote cache) instead of cooked here. */
   status: AssetStatus;
   /** Why it was (re)cooked; absent when cached. */
   reason?: RecookReason;
@@ -32,16 +34,22 @@ export interface AssetCookResult {
   output?: string;
   /** Identifies the output's bytes (hash and size), for pak fingerprints; absent when failed. */
   identity?: string;
+  /** The cook key the output was made under (absent for failed and verbatim outputs). */
+  key?: CookKey;
+  /** The cache entry describing the output (cooked, cached, fetched). */
+  entry?: CacheEntry;
   bytesIn: number;
   bytesOut: number;
   strippedExports: number;
   nulledRefs: number;
+  /** Wall time spent on this asset, ms. */
+  ms: number;
 }
 
 export interface AssetCookContext {
   cache: CookCache;
   cookedDir: string;
-  settings: { package: string; texture: string };
+  settings: CookSettingsHashes;
   editorOnlyClassPrefixes: readonly string[];
   compressionLevel: number;
   textureEncoder: 'basis' | 'rgba8';
@@ -49,7 +57,7 @@ export interface AssetCookContext {
   onTextureFallback?: (file: string, reason: string) => void;
 }
 
-/** The context every asset cook of a project shares: the full cook's and the daemon's alike. */
+/** The context every asset cook of a project shares (the Cooker builds it once). */
 export function assetCookContext(
   config: Pick<ProjectConfig, 'cookedDir' | 'cook' | 'textures'>,
   cache: CookCache,
@@ -67,8 +75,18 @@ export function assetCookContext(
   };
 }
 
-/** Settings hash of text assets: no setting changes a copied file. */
-const TEXT_SETTINGS = 'text';
+/**
+ * The cook key `record` would be cooked under, given whether it holds a texture export (known
+ * for sure only after parsing; the asset class is the guess before).
+ */
+export function keyForRecord(record: AssetRecord, ctx: Pick<AssetCookContext, 'settings'>, texture = record.className === TEXTURE_CLASS, contentHash = record.hash): CookKey {
+  return cookKeyFor({ kind: record.kind, contentHash, texture: texture || record.className === TEXTURE_CLASS }, ctx.settings);
+}
+
+/** Is the asset's cached output still valid? (no read of the source) */
+export function checkCache(record: AssetRecord, ctx: AssetCookContext): CacheCheck {
+  return ctx.cache.check(record.guid, (texture) => keyForRecord(record, ctx, texture), record.virtualPath.slice(1));
+}
 
 /** `Saved/Cooked/<virtual path>` for a record. */
 export function cookedPathFor(cookedDir: string, record: Pick<AssetRecord, 'virtualPath'>): string {
@@ -131,19 +149,24 @@ function asCookError(e: unknown, file: string): LuminaError {
 }
 
 /** Cook one package asset (cache first). */
-export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContext): Promise<AssetCookResult> {
+export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContext, check: CacheCheck = checkCache(record, ctx)): Promise<AssetCookResult> {
+  const t0 = performance.now();
   const output = cookedPathFor(ctx.cookedDir, record);
-  const settingsFor = (texture: boolean) => (texture || record.className === TEXTURE_CLASS ? ctx.settings.texture : ctx.settings.package);
-  const check = await ctx.cache.check(record.guid, record.hash, settingsFor, record.virtualPath.slice(1));
-  if (check.hit) return fromEntry(check.entry, output);
+  if (check.hit) return fromEntry(check.entry, output, t0);
+  const fail = (error: LuminaError, bytesIn: number): AssetCookResult => {
+    ctx.cache.delete(record.guid);
+    return { status: 'failed', reason: check.reason, error, bytesIn, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
+  };
 
   let source: Uint8Array;
   try {
     source = readSource(record.file);
   } catch (e) {
-    return { status: 'failed', reason: check.reason, error: asCookError(e, record.file), bytesIn: 0, bytesOut: 0, strippedExports: 0, nulledRefs: 0 };
+    return fail(asCookError(e, record.file), 0);
   }
   const contentHash = hashHex(xxh64(source));
+  // The output is overwritten in place below: its old entry goes first (see cookCache.ts).
+  ctx.cache.delete(record.guid);
   try {
     const pkg = parsePackage(source, record.file);
     const cooked = await cookPackageBytes(pkg, {
@@ -153,9 +176,9 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
     const texture = pkg.exports.some((e) => e.className === TEXTURE_CLASS);
     const lckd = await encodeCooked(cooked.raw, { level: ctx.compressionLevel });
     writeOutput(output, lckd);
-    const entry = ctx.cache.set(record.guid, {
-      contentHash,
-      settingsHash: settingsFor(texture),
+    const key = keyForRecord(record, ctx, texture, contentHash);
+    const ms = performance.now() - t0;
+    const entry = ctx.cache.set(record.guid, key, {
       cookedFile: record.virtualPath.slice(1),
       rawSize: cooked.raw.byteLength,
       xxh64: hashHex(xxh64(cooked.raw)),
@@ -163,16 +186,20 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
       strippedExports: cooked.strippedExports,
       nulledRefs: cooked.nulledRefs,
       texture,
+      cookMs: Math.round(ms),
     });
     return {
       status: 'cooked',
       reason: check.reason,
       output,
       identity: identityOf(entry),
+      key,
+      entry,
       bytesIn: source.byteLength,
       bytesOut: lckd.byteLength,
       strippedExports: cooked.strippedExports,
       nulledRefs: cooked.nulledRefs,
+      ms,
     };
   } catch (e) {
     const error = asCookError(e, record.file);
@@ -182,29 +209,28 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
         const lckd = await encodeCooked(source, { level: ctx.compressionLevel });
         writeOutput(output, lckd);
         // Not cached: the next cook tries again, so a fixed tool or setting takes effect.
-        ctx.cache.delete(record.guid);
-        return { status: 'verbatim', reason: check.reason, error, output, identity: `verbatim:${contentHash}:${lckd.byteLength}`, bytesIn: source.byteLength, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0 };
+        return { status: 'verbatim', reason: check.reason, error, output, identity: `verbatim:${contentHash}:${lckd.byteLength}`, bytesIn: source.byteLength, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
       } catch (e2) {
-        return { status: 'failed', reason: check.reason, error: asCookError(e2, record.file), bytesIn: source.byteLength, bytesOut: 0, strippedExports: 0, nulledRefs: 0 };
+        return fail(asCookError(e2, record.file), source.byteLength);
       }
     }
-    ctx.cache.delete(record.guid);
-    return { status: 'failed', reason: check.reason, error, bytesIn: source.byteLength, bytesOut: 0, strippedExports: 0, nulledRefs: 0 };
+    return fail(error, source.byteLength);
   }
 }
 
 /** Ship one text asset: copied byte for byte (cache first). */
-export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext): Promise<AssetCookResult> {
+export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext, check: CacheCheck = checkCache(record, ctx)): Promise<AssetCookResult> {
+  const t0 = performance.now();
   const output = cookedPathFor(ctx.cookedDir, record);
-  const check = await ctx.cache.check(record.guid, record.hash, TEXT_SETTINGS, record.virtualPath.slice(1));
-  if (check.hit) return fromEntry(check.entry, output);
+  if (check.hit) return fromEntry(check.entry, output, t0);
   try {
     const source = readSource(record.file);
+    ctx.cache.delete(record.guid);
     writeOutput(output, source);
     const h = hashHex(xxh64(source));
-    const entry = ctx.cache.set(record.guid, {
-      contentHash: h,
-      settingsHash: TEXT_SETTINGS,
+    const key = keyForRecord(record, ctx, false, h);
+    const ms = performance.now() - t0;
+    const entry = ctx.cache.set(record.guid, key, {
       cookedFile: record.virtualPath.slice(1),
       rawSize: source.byteLength,
       xxh64: h,
@@ -212,17 +238,20 @@ export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext):
       strippedExports: 0,
       nulledRefs: 0,
       texture: false,
+      cookMs: Math.round(ms),
     });
-    return { status: 'cooked', reason: check.reason, output, identity: identityOf(entry), bytesIn: source.byteLength, bytesOut: source.byteLength, strippedExports: 0, nulledRefs: 0 };
+    return { status: 'cooked', reason: check.reason, output, identity: identityOf(entry), key, entry, bytesIn: source.byteLength, bytesOut: source.byteLength, strippedExports: 0, nulledRefs: 0, ms };
   } catch (e) {
-    return { status: 'failed', reason: check.reason, error: asCookError(e, record.file), bytesIn: 0, bytesOut: 0, strippedExports: 0, nulledRefs: 0 };
+    ctx.cache.delete(record.guid);
+    return { status: 'failed', reason: check.reason, error: asCookError(e, record.file), bytesIn: 0, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
   }
 }
 
-function identityOf(e: CacheEntry): string {
+/** What identifies an output's bytes in a pak fingerprint. */
+export function identityOf(e: CacheEntry): string {
   return `${e.xxh64}:${e.rawSize}:${e.cookedSize}`;
 }
 
-function fromEntry(e: CacheEntry, output: string): AssetCookResult {
-  return { status: 'cached', output, identity: identityOf(e), bytesIn: e.sourceSize, bytesOut: e.cookedSize, strippedExports: e.strippedExports, nulledRefs: e.nulledRefs };
+function fromEntry(e: CacheEntry, output: string, t0: number): AssetCookResult {
+  return { status: 'cached', output, identity: identityOf(e), key: { key: e.key, parts: e.parts }, entry: e, bytesIn: e.sourceSize, bytesOut: e.cookedSize, strippedExports: e.strippedExports, nulledRefs: e.nulledRefs, ms: performance.now() - t0 };
 }

@@ -1,53 +1,51 @@
 /**
- * The cook cache: `Intermediates/CookCache.json`, guid -> what the last cook of that asset wrote.
+ * The cook cache: guid -> what the last cook of that asset wrote, keyed by its cook key
+ * (cook/cookKey.ts). An entry is reused when its key matches and its output is still there with
+ * the recorded size and mtime. The key's parts are stored too, so a miss says WHY (`new`, `output`,
+ * or the first key part that changed: `content`, `format`, `settings`, ...).
  *
- * An entry is reused when its key matches and its output is still there with the recorded size.
- * key = hash(content hash : COOK_FORMAT_VERSION : settings hash), and the parts are stored beside
- * the key so the log can say WHY an asset re-cooked (new, content, settings, format, output).
+ * On disk it is a snapshot plus a journal, both in `Intermediates/`:
+ * - `CookCache.json`: the folded state, rewritten atomically (temp + fsync + rename) only when the
+ *   journal has grown past a fraction of the cache (`compact`), so no batch ever rewrites it whole;
+ * - `CookCache.journal`: one JSON line per change (set, delete, pak record), appended as each asset
+ *   finishes. Ctrl-C or kill -9 keeps every finished asset: the page cache has the line as soon as
+ *   `write` returns. A torn last line (a kill mid-write) is dropped and cut off on load.
+ * Replaying a journal over a snapshot that already holds it gives the same state (last write per
+ * key wins), so a kill between writing a snapshot and emptying the journal loses nothing.
  *
- * Only settings that change cooked bytes are hashed, and only for the assets they affect:
- * every package depends on the editor-only class prefixes and the compression level; packages
- * with a texture export also on the texture settings. Soft/hard traversal, onCookFailure,
- * concurrency and pak settings change which assets ship, never an asset's bytes, so they are out.
+ * Crash safety: an output is written (atomically) before its entry is journaled, and an entry
+ * about to be overwritten in place is journaled as deleted first (`invalidate`), so no entry on
+ * disk ever describes bytes that are not there. A cache that cannot be read is a warning and a
+ * clean cook, never a failure.
  *
- * A package's cooked bytes do not depend on the packages it imports (imports are GUIDs), so an
- * entry has no dependency keys: changing a dependency never re-cooks its referrers.
- *
- * Crash safety: the cooked file is written (atomically) before its entry is recorded, and the
- * manifest is saved atomically; a cache lost in a crash only costs a re-cook. A manifest that
- * cannot be read is a warning and a clean cook, never a failure.
+ * One writer: the project lock (cook/projectLock.ts) keeps two processes from appending at once.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errors, type LuminaError } from '../src/errors.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
-import { hashString } from '../src/util/hash.js';
-import type { ProjectConfig } from '../config/index.js';
+import { changedPart, COOK_FORMAT_VERSION, type CookKey, type CookKeyPart, type CookKeyParts } from './cookKey.js';
 
-/** Bump when the cooked bytes for the same input and settings change. */
-export const COOK_FORMAT_VERSION = 1;
+export { COOK_FORMAT_VERSION, canonicalJson, settingsHashes } from './cookKey.js';
+
 export const CACHE_FILE_NAME = 'CookCache.json';
-// 2: entries record the output's mtime and the cooked path is part of a hit.
-const MANIFEST_VERSION = 2;
+export const JOURNAL_FILE_NAME = 'CookCache.journal';
+// 3: entries carry the cook key's parts; a journal beside the snapshot.
+const MANIFEST_VERSION = 3;
 
-export type RecookReason = 'new' | 'content' | 'settings' | 'format' | 'output';
+export type RecookReason = 'new' | 'output' | CookKeyPart;
 
 export interface CacheEntry {
   key: string;
-  contentHash: string;
-  settingsHash: string;
-  formatVersion: number;
+  parts: CookKeyParts;
   /** Relative to the cooked folder, `/`-separated. */
   cookedFile: string;
-  /** Size of the LCKD file on disk. */
+  /** Size of the output file on disk. */
   cookedSize: number;
-  /**
-   * mtime of the output when it was recorded. A kill between overwriting an output and saving the
-   * manifest leaves an entry that describes the old bytes; the mtime no longer matches then.
-   */
+  /** mtime of the output when it was recorded: an output replaced behind the cache's back no longer matches. */
   cookedMtimeMs: number;
-  /** Raw (uncompressed) cooked package bytes. */
+  /** Raw (uncompressed) cooked bytes. */
   rawSize: number;
   /** xxh64 of the raw cooked bytes, 16 hex digits. */
   xxh64: string;
@@ -57,6 +55,8 @@ export interface CacheEntry {
   nulledRefs: number;
   /** The package held a texture export, so texture settings are part of its key. */
   texture: boolean;
+  /** How long the cook took (ms): the cost that balances shards. */
+  cookMs?: number;
 }
 
 /** What the last cook wrote for a chunk's pak, so an unchanged pak is not rewritten. */
@@ -74,37 +74,18 @@ interface Manifest {
   paks?: Record<string, PakRecord>;
 }
 
-/** The settings that change cooked bytes, split by what they affect. */
-export function settingsHashes(config: Pick<ProjectConfig, 'cook' | 'textures'>): { package: string; texture: string } {
-  const pkg = { editorOnlyClassPrefixes: [...config.cook.editorOnlyClassPrefixes], compressionLevel: config.cook.compressionLevel };
-  const tex = { ...pkg, textures: { encoder: config.textures.encoder, maxSize: config.textures.maxSize } };
-  return { package: hashString(canonicalJson(pkg)), texture: hashString(canonicalJson(tex)) };
-}
-
-/** JSON with object keys sorted at every level: the same settings always hash the same. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .filter((k) => o[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
-export function cacheKey(contentHash: string, settingsHash: string, formatVersion = COOK_FORMAT_VERSION): string {
-  return hashString(`${contentHash}:${formatVersion}:${settingsHash}`);
-}
+/** One journal line. */
+type JournalOp = { s: string; e: CacheEntry } | { d: string } | { p: string; r: PakRecord | null };
 
 export type CacheCheck = { hit: true; entry: CacheEntry } | { hit: false; reason: RecookReason };
 
 export class CookCache {
-  private entries: Map<string, CacheEntry>;
-  private paks = new Map<string, PakRecord>();
-  private dirty = false;
+  private readonly entries: Map<string, CacheEntry>;
+  private readonly paks = new Map<string, PakRecord>();
+  readonly journalFile: string;
+  private fd: number | undefined;
+  /** Lines in the journal now: what a compaction would fold. */
+  private journalOps = 0;
 
   private constructor(
     readonly file: string,
@@ -112,38 +93,107 @@ export class CookCache {
     entries: Map<string, CacheEntry>,
   ) {
     this.entries = entries;
+    this.journalFile = path.join(path.dirname(file), JOURNAL_FILE_NAME);
   }
 
   /**
-   * Load the manifest. Never throws for a bad cache: a missing file is an empty cache, an
-   * unreadable one is an empty cache plus a CACHE_INVALID warning in `warning`.
+   * Load snapshot + journal. Never throws for a bad cache: a missing file is an empty cache, an
+   * unreadable snapshot is an empty cache plus a CACHE_INVALID warning in `warning` (and its journal
+   * is discarded with it).
    */
   static async load(file: string, cookedDir: string): Promise<{ cache: CookCache; warning?: LuminaError }> {
-    let text: string;
+    let text: string | undefined;
+    let warning: LuminaError | undefined;
     try {
       text = await fsp.readFile(file, 'utf8');
     } catch (e) {
-      const empty = new CookCache(file, cookedDir, new Map());
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { cache: empty };
-      return { cache: empty, warning: errors.cacheInvalid(file, `cannot be read (${(e as NodeJS.ErrnoException).code ?? e}); cooking everything`) };
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') warning = errors.cacheInvalid(file, `cannot be read (${(e as NodeJS.ErrnoException).code ?? e}); cooking everything`);
     }
+    let cache = new CookCache(file, cookedDir, new Map());
+    if (text !== undefined) {
+      try {
+        const m = JSON.parse(text) as Manifest;
+        if (!m || typeof m !== 'object' || m.version !== MANIFEST_VERSION || typeof m.entries !== 'object' || m.entries === null) {
+          throw new Error(`manifest version ${m?.version} is not ${MANIFEST_VERSION}`);
+        }
+        const entries = new Map<string, CacheEntry>();
+        for (const [guid, e] of Object.entries(m.entries)) {
+          if (!isEntry(e)) throw new Error(`entry ${guid} is malformed`);
+          entries.set(guid, e);
+        }
+        cache = new CookCache(file, cookedDir, entries);
+        for (const [chunk, p] of Object.entries(m.paks ?? {})) if (isPakRecord(p)) cache.paks.set(chunk, p);
+      } catch (e) {
+        warning = errors.cacheInvalid(file, `${(e as Error).message}; cooking everything`);
+      }
+    }
+    if (warning) {
+      // The journal continues a snapshot we threw away: replaying it alone would be half a cache.
+      await fsp.rm(cache.journalFile, { force: true }).catch(() => {});
+      return { cache, warning };
+    }
+    cache.replayJournal();
+    return { cache };
+  }
+
+  /** Fold the journal into memory; cut a torn tail so the next append starts on a clean line. */
+  private replayJournal(): void {
+    let buf: Buffer;
     try {
-      const m = JSON.parse(text) as Manifest;
-      if (!m || typeof m !== 'object' || m.version !== MANIFEST_VERSION || typeof m.entries !== 'object' || m.entries === null) {
-        throw new Error(`manifest version ${m?.version} is not ${MANIFEST_VERSION}`);
+      buf = fs.readFileSync(this.journalFile);
+    } catch {
+      return;
+    }
+    let at = 0;
+    let good = 0;
+    while (at < buf.length) {
+      const nl = buf.indexOf(0x0a, at);
+      if (nl < 0) break; // a line without its newline was cut by a kill
+      let op: JournalOp | undefined;
+      try {
+        op = JSON.parse(buf.toString('utf8', at, nl)) as JournalOp;
+      } catch {
+        op = undefined;
       }
-      const entries = new Map<string, CacheEntry>();
-      for (const [guid, e] of Object.entries(m.entries)) {
-        if (!isEntry(e)) throw new Error(`entry ${guid} is malformed`);
-        entries.set(guid, e);
+      if (!op || !this.applyOp(op)) break;
+      this.journalOps++;
+      at = nl + 1;
+      good = at;
+    }
+    if (good < buf.length) {
+      try {
+        fs.truncateSync(this.journalFile, good);
+      } catch {
+        // Next append would follow garbage: start the journal over instead (costs re-cooks only).
+        this.entries.clear();
+        this.paks.clear();
+        fs.rmSync(this.journalFile, { force: true });
+        this.journalOps = 0;
       }
-      const cache = new CookCache(file, cookedDir, entries);
-      for (const [chunk, p] of Object.entries(m.paks ?? {})) {
-        if (p && typeof p.fingerprint === 'string' && typeof p.size === 'number' && typeof p.entries === 'number') cache.paks.set(chunk, p);
+    }
+  }
+
+  private applyOp(op: JournalOp): boolean {
+    if ('s' in op && typeof op.s === 'string' && isEntry(op.e)) this.entries.set(op.s, op.e);
+    else if ('d' in op && typeof op.d === 'string') this.entries.delete(op.d);
+    else if ('p' in op && typeof op.p === 'string' && (op.r === null || isPakRecord(op.r))) {
+      if (op.r) this.paks.set(op.p, op.r);
+      else this.paks.delete(op.p);
+    } else return false;
+    return true;
+  }
+
+  /** Append one change to the journal: synchronous, so it is in the page cache before the next asset starts. */
+  private append(op: JournalOp): void {
+    try {
+      if (this.fd === undefined) {
+        fs.mkdirSync(path.dirname(this.journalFile), { recursive: true });
+        this.fd = fs.openSync(this.journalFile, 'a');
       }
-      return { cache };
+      fs.writeSync(this.fd, JSON.stringify(op) + '\n');
+      this.journalOps++;
     } catch (e) {
-      return { cache: new CookCache(file, cookedDir, new Map()), warning: errors.cacheInvalid(file, `${(e as Error).message}; cooking everything`) };
+      throw errors.ioFailed(this.journalFile, 'write', e);
     }
   }
 
@@ -155,23 +205,25 @@ export class CookCache {
     return this.entries.get(guid);
   }
 
+  /** Every entry, by GUID (unordered). */
+  list(): IterableIterator<[string, CacheEntry]> {
+    return this.entries.entries();
+  }
+
   /**
-   * Is the asset's last cook still valid? `contentHash` is the registry's hash of the source;
-   * `settingsHash` the current hash of the settings that affect it (a function when that depends
-   * on whether the last cook found a texture export). Stats the output file (size must match).
+   * Is the asset's last cook still valid? `want` gives the current key (from whether the last cook
+   * found a texture export, which the entry remembers). `cookedFile` is where it ships now.
+   * Stats the output file (size and mtime must match).
    */
-  async check(guid: string, contentHash: string, settingsHash: string | ((texture: boolean) => string), cookedFile?: string): Promise<CacheCheck> {
+  check(guid: string, want: (texture: boolean) => CookKey, cookedFile?: string): CacheCheck {
     const e = this.entries.get(guid);
     if (!e) return { hit: false, reason: 'new' };
     // A renamed or moved asset keeps its GUID but ships under a new path.
     if (cookedFile !== undefined && e.cookedFile !== cookedFile) return { hit: false, reason: 'output' };
-    const want = typeof settingsHash === 'string' ? settingsHash : settingsHash(e.texture);
-    if (e.formatVersion !== COOK_FORMAT_VERSION) return { hit: false, reason: 'format' };
-    if (e.contentHash !== contentHash) return { hit: false, reason: 'content' };
-    if (e.settingsHash !== want) return { hit: false, reason: 'settings' };
-    if (e.key !== cacheKey(contentHash, want)) return { hit: false, reason: 'format' };
+    const k = want(e.texture);
+    if (e.key !== k.key) return { hit: false, reason: changedPart(e.parts, k.parts) ?? 'format' };
     // Synchronous: a stat of a cached inode is a few microseconds, the promise round trip several
-    // times that, and a no-op re-cook of 20k assets is mostly these stats (440 -> ~200 ms measured).
+    // times that, and a no-op re-cook of 20k assets is mostly these stats.
     let st: fs.Stats | undefined;
     try {
       st = fs.statSync(path.join(this.cookedDir, e.cookedFile), { throwIfNoEntry: false });
@@ -183,34 +235,31 @@ export class CookCache {
   }
 
   /** Record a cook whose output is already on disk (its size and mtime are read from it here). */
-  set(guid: string, entry: Omit<CacheEntry, 'key' | 'formatVersion' | 'cookedSize' | 'cookedMtimeMs'>): CacheEntry {
+  set(guid: string, key: CookKey, entry: Omit<CacheEntry, 'key' | 'parts' | 'cookedSize' | 'cookedMtimeMs'>): CacheEntry {
     const st = fs.statSync(path.join(this.cookedDir, entry.cookedFile));
-    const full: CacheEntry = {
-      ...entry,
-      cookedSize: st.size,
-      cookedMtimeMs: st.mtimeMs,
-      formatVersion: COOK_FORMAT_VERSION,
-      key: cacheKey(entry.contentHash, entry.settingsHash),
-    };
+    const full: CacheEntry = { key: key.key, parts: key.parts, ...entry, cookedSize: st.size, cookedMtimeMs: st.mtimeMs };
     this.entries.set(guid, full);
-    this.dirty = true;
+    this.append({ s: guid, e: full });
     return full;
   }
 
+  /**
+   * Forget an entry whose output is about to be overwritten in place (or is gone), before the
+   * overwrite: the journal must never hold an entry describing bytes no longer on disk.
+   */
   delete(guid: string): void {
-    if (this.entries.delete(guid)) this.dirty = true;
+    if (this.entries.delete(guid)) this.append({ d: guid });
   }
 
-  /** Drop entries for assets no longer in the registry at all. */
+  /** Drop entries for which `keep` is false. */
   prune(keep: (guid: string) => boolean): number {
     let n = 0;
     for (const guid of [...this.entries.keys()]) {
       if (!keep(guid)) {
-        this.entries.delete(guid);
+        this.delete(guid);
         n++;
       }
     }
-    if (n) this.dirty = true;
     return n;
   }
 
@@ -221,21 +270,54 @@ export class CookCache {
 
   setPak(pakFile: string, record: PakRecord | undefined): void {
     if (record) this.paks.set(pakFile, record);
-    else this.paks.delete(pakFile);
-    this.dirty = true;
+    else if (!this.paks.delete(pakFile)) return;
+    this.append({ p: pakFile, r: record ?? null });
   }
 
-  /** Save atomically when anything changed. Entries are written sorted by GUID. */
-  async save(): Promise<void> {
-    if (!this.dirty) return;
+  /** Journal lines not yet folded into the snapshot. */
+  get pending(): number {
+    return this.journalOps;
+  }
+
+  /**
+   * Fold the journal into the snapshot when it has grown past a quarter of the cache (at least
+   * 1024 lines): a daemon batch or a one-file cook appends a line or two and rewrites nothing, and
+   * loading never replays more than a fraction of the cache. `force` folds any journal.
+   */
+  async save(force = false): Promise<void> {
+    if (this.journalOps === 0) return;
+    if (!force && this.journalOps < Math.max(1024, this.entries.size / 4)) return;
+    await this.compact();
+  }
+
+  /** Write the snapshot (sorted by GUID), then empty the journal. */
+  async compact(): Promise<void> {
     const entries: Record<string, CacheEntry> = {};
     for (const guid of [...this.entries.keys()].sort()) entries[guid] = this.entries.get(guid)!;
     const paks: Record<string, PakRecord> = {};
     for (const k of [...this.paks.keys()].sort()) paks[k] = this.paks.get(k)!;
     const m: Manifest = { version: MANIFEST_VERSION, formatVersion: COOK_FORMAT_VERSION, entries, paks };
     await writeFileAtomic(this.file, Buffer.from(JSON.stringify(m), 'utf8'));
-    this.dirty = false;
+    // Replaying what the snapshot already holds is harmless, so a kill right here loses nothing.
+    try {
+      if (this.fd !== undefined) fs.ftruncateSync(this.fd, 0);
+      else fs.rmSync(this.journalFile, { force: true });
+    } catch (e) {
+      throw errors.ioFailed(this.journalFile, 'truncate', e);
+    }
+    this.journalOps = 0;
   }
+
+  /** Close the journal (what was appended stays). */
+  close(): void {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+function isPakRecord(p: unknown): p is PakRecord {
+  const o = p as PakRecord | null;
+  return !!o && typeof o.fingerprint === 'string' && typeof o.size === 'number' && typeof o.entries === 'number';
 }
 
 function isEntry(e: unknown): e is CacheEntry {
@@ -243,9 +325,8 @@ function isEntry(e: unknown): e is CacheEntry {
   const o = e as Record<string, unknown>;
   return (
     typeof o.key === 'string' &&
-    typeof o.contentHash === 'string' &&
-    typeof o.settingsHash === 'string' &&
-    typeof o.formatVersion === 'number' &&
+    !!o.parts &&
+    typeof o.parts === 'object' &&
     typeof o.cookedFile === 'string' &&
     !o.cookedFile.split('/').includes('..') &&
     typeof o.cookedSize === 'number' &&

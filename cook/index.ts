@@ -1,9 +1,14 @@
 /** The cook pipeline's public API. */
 export { cookProject, REGISTRY_ENTRY } from './cookProject.js';
-export type { CookProblem, CookProjectOptions, CookSummary } from './cookProject.js';
+export type { AssetReport, CookProblem, CookProjectOptions, CookSummary } from './cookProject.js';
+export { Cooker } from './Cooker.js';
+export type { CookerOpenOptions, FullCookOptions } from './Cooker.js';
+export type { CookStore, CookStoreRequest, CookStorePublish, StoredCook } from './CookStore.js';
+export { cookKeyFor, changedPart, COOK_FORMAT_VERSION } from './cookKey.js';
+export type { CookKey, CookKeyInput, CookKeyPart, CookKeyParts } from './cookKey.js';
 export { assetCookContext, cookPackageAsset, cookTextAsset, cookedPathFor } from './cookAsset.js';
 export type { AssetCookContext, AssetCookResult, AssetStatus } from './cookAsset.js';
-export { CookCache, COOK_FORMAT_VERSION, CACHE_FILE_NAME, settingsHashes, cacheKey } from './cookCache.js';
+export { CookCache, CACHE_FILE_NAME, JOURNAL_FILE_NAME, settingsHashes } from './cookCache.js';
 export type { CacheEntry, RecookReason } from './cookCache.js';
 export { resolveCookRoots } from './cookRoots.js';
 export type { ResolvedRoots, RootLookup } from './cookRoots.js';

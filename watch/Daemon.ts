@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig, type ProjectConfig } from '../config/index.js';
-import { cookProject, type CookSummary } from '../cook/cookProject.js';
+import { Cooker, type CookSummary } from '../cook/Cooker.js';
 import { errors, isLuminaError, type LuminaLog } from '../src/errors.js';
 import { ProgressBus } from '../src/log/events.js';
 import { silentLogger, type Logger } from '../src/log/logger.js';
@@ -53,6 +53,8 @@ export interface DaemonOptions {
 interface Session {
   config: ProjectConfig;
   registry: AssetRegistry;
+  /** The one cook engine: the start-up and fold cooks and every batch go through it. */
+  cooker: Cooker;
   cook: IncrementalCook;
   batcher: ChangeBatcher;
   watcher: MountWatcher;
@@ -141,13 +143,14 @@ export class Daemon {
     this.bus.emit({ type: 'SCAN_END', assets: scan.assets, read: scan.read, cached: scan.cached, removed: scan.removed, ms: scan.ms });
     for (const p of scan.problems) this.noteProblem(p);
     await registry.save().catch((e: unknown) => this.log.warn({ err: e }, 'registry cache not saved'));
-    const cook = new IncrementalCook({ config, registry, bus: this.bus, log: this.log });
+    const cooker = await Cooker.open({ config, registry, log: this.log, bus: this.bus });
+    const cook = new IncrementalCook(cooker);
     const batcher = new ChangeBatcher({
       debounceMs: this.opts.debounceMs ?? config.watch.debounceMs,
       log: this.log,
       handler: (b) => this.runBatch(b),
     });
-    const session: Session = { config, registry, cook, batcher, watcher: undefined as unknown as MountWatcher };
+    const session: Session = { config, registry, cooker, cook, batcher, watcher: undefined as unknown as MountWatcher };
     this.session = session;
     // The start-up cook also drops a dev pak a killed run left: the chunk paks now hold its content.
     await this.enqueueFullCook('full').done;
@@ -192,14 +195,8 @@ export class Daemon {
       let ok = false;
       let summary: { changed: number; removed: number; cooked: number } = { changed: 0, removed: 0, cooked: 0 };
       try {
-        let change = { added: [] as string[], changed: [] as string[], removed: [] as string[] };
-        const off = s.registry.onChange((c) => (change = c));
-        let scan;
-        try {
-          scan = await s.registry.updateFiles([...batch.changes.map((c) => c.file), ...batch.removedDirs]);
-        } finally {
-          off();
-        }
+        const scan = await s.registry.updateFiles([...batch.changes.map((c) => c.file), ...batch.removedDirs]);
+        const change = scan.change;
         for (const p of scan.problems) this.noteProblem(p);
         const r = await s.cook.runBatch(change);
         // The registry cache is advisory (a stale one only costs reads on the next scan), so it
@@ -265,11 +262,11 @@ export class Daemon {
       let summary: CookSummary | undefined;
       let ok = false;
       try {
-        summary = await cookProject({ config: s.config, registry: s.registry, log: this.log, bus: this.bus });
+        summary = await s.cooker.cook();
         ok = summary.ok;
         for (const p of summary.problems) if (p.severity === 'error') this.noteError(p);
         // Only a cook that wrote the paks makes the dev pak redundant.
-        await s.cook.reset();
+        s.cook.reset();
         if (ok) await s.cook.devPak.clear();
       } catch (e) {
         const log = isLuminaError(e) ? e.toLog() : ({ code: 'COOK_FAILED', message: String((e as Error)?.message ?? e) } as LuminaLog);
@@ -277,7 +274,11 @@ export class Daemon {
         this.bus.emit({ type: 'ERROR', log });
         this.log.error({ code: log.code, file: log.file }, log.message);
         // Nothing to cook (no roots) still leaves text assets and edits to track.
-        await s.cook.reset().catch(() => {});
+        try {
+          s.cook.reset();
+        } catch {
+          // Reported by the next batch.
+        }
       } finally {
         if (this.fullCookPending === pending) this.fullCookPending = undefined;
         this.lastCook = { id, kind, ok, startedAt, ms: Math.round(performance.now() - t0), summary: summary && brief(summary) };
@@ -325,6 +326,7 @@ export class Daemon {
     await old.batcher.close(this.opts.shutdownTimeoutMs ?? 10_000);
     await this.chain;
     await old.registry.save().catch(() => {});
+    old.cooker.close();
     this.state = 'starting';
     this.server.relocate(path.join(config.intermediatesDir, DAEMON_INFO_FILE), config.projectDir);
     this.session = await this.openSession(config);
@@ -349,7 +351,10 @@ export class Daemon {
           finished = await Promise.race([this.chain.then(() => true), new Promise<boolean>((r) => (t = setTimeout(() => r(false), timeout)))]);
           clearTimeout(t);
         }
-        if (finished) await s.registry.save().catch(() => {});
+        if (finished) {
+          await s.registry.save().catch(() => {});
+          s.cooker.close();
+        }
       }
       await this.server.close();
       this.log.info({ finished }, finished ? 'daemon stopped' : 'daemon stopped; the in-flight batch was abandoned');

@@ -8,24 +8,20 @@
  * bytes do not depend on the dependency's content (see cook/cookCache.ts). Only the plan (what
  * ships, in which chunk) depends on the graph, and it is recomputed every batch.
  */
-import type { ProjectConfig } from '../config/index.js';
-import { assetCookContext, cookPackageAsset, cookTextAsset, type AssetCookContext, type AssetCookResult } from '../cook/cookAsset.js';
-import { CACHE_FILE_NAME, CookCache } from '../cook/cookCache.js';
-import { resolveCookRoots, type RootLookup } from '../cook/cookRoots.js';
-import { planCook, type PlannedAsset } from '../cook/planCook.js';
-import { REGISTRY_ENTRY } from '../cook/cookProject.js';
-import { encodeCookedRegistry } from '../src/format/cookedRegistry.js';
+import type { Cooker, CookProblem } from '../cook/Cooker.js';
+import { REGISTRY_ENTRY } from '../cook/Cooker.js';
+import type { PlannedAsset } from '../cook/planCook.js';
 import { hashHex, xxh64 } from '../src/util/hash.js';
 import type { LuminaLog } from '../src/errors.js';
-import type { ProgressBus } from '../src/log/events.js';
-import type { Logger } from '../src/log/logger.js';
 import type { AssetRecord } from '../src/registry/types.js';
-import path from 'node:path';
 import { DevPak } from './DevPak.js';
 
 export interface BatchCookResult {
   cooked: number;
+  /** Errors of this batch (assets that failed to cook). */
   failed: LuminaLog[];
+  /** Warnings (an asset shipped verbatim, a texture stored as RGBA8). */
+  warnings: LuminaLog[];
   /** Paths newly tombstoned in the dev pak. */
   removed: number;
   /** False when the batch could not change what ships (content-only edits): no re-plan. */
@@ -52,17 +48,8 @@ function graphSignature(r: AssetRecord): string {
   return `${r.virtualPath}|${r.mount}|${r.kind}|${r.flags}|${r.dependencies.map((d) => `${d.guid}${d.type}`).join(',')}`;
 }
 
-export interface IncrementalCookOptions {
-  config: ProjectConfig;
-  registry: RootLookup;
-  bus: ProgressBus;
-  log: Logger;
-}
-
 export class IncrementalCook {
   readonly devPak: DevPak;
-  private cache!: CookCache;
-  private ctx!: AssetCookContext;
   /** Virtual path -> what ships there, as of the last full cook or batch. */
   private shipped = new Map<string, Shipped>();
   /** xxh64 of the AssetRegistry.bin the paks (chunk or dev) hold now. */
@@ -70,51 +57,47 @@ export class IncrementalCook {
   /** GUID -> graph signature of every record at the last plan. */
   private readonly signatures = new Map<string, string>();
 
-  constructor(private readonly opts: IncrementalCookOptions) {
-    const { config } = opts;
+  constructor(private readonly cooker: Cooker) {
+    const { config } = cooker;
     this.devPak = new DevPak({ paksDir: config.paksDir, mountPoint: config.paks.mountPoint, priority: config.paks.priority + 1, level: config.cook.compressionLevel });
   }
 
   /**
-   * (Re)load the cook cache from disk and take the current plan as what the chunk paks hold.
-   * Called after every full cook, which writes the cache and the chunk paks itself.
+   * Take the Cooker's last plan (the full cook's, just done) as what the chunk paks hold.
+   * The cook cache is the Cooker's, in memory: nothing is re-read from disk.
    */
-  async reset(): Promise<void> {
-    const { config, log } = this.opts;
-    const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
-    if (warning) log.warn({ code: warning.code, file: warning.file }, warning.message);
-    this.cache = cache;
-    // A texture that falls back to RGBA8 in a batch is said, as the full cook says it.
-    this.ctx = assetCookContext(config, cache, (file, reason) => log.warn({ code: 'TEXTURE_INVALID', file }, `stored as RGBA8: ${reason}`));
-    this.shipped = this.plan();
+  reset(): void {
+    this.shipped = this.shippedOf(this.cooker.lastPlan ? [...this.cooker.lastPlan.packages, ...this.cooker.lastPlan.textAssets] : this.planned());
     this.registryHash = hashHex(xxh64(this.registryBytes(this.shipped)));
   }
 
   /** AssetRegistry.bin for what ships, as the full cook encodes it. */
   private registryBytes(shipped: ReadonlyMap<string, Shipped>): Uint8Array {
-    const packages: AssetRecord[] = [];
-    const texts: { guid: string; path: string }[] = [];
+    const records: AssetRecord[] = [];
     for (const s of shipped.values()) {
-      const r = this.opts.registry.get(s.guid);
-      if (!r) continue;
-      if (r.kind === 'package') packages.push(r);
-      else texts.push({ guid: r.guid, path: r.virtualPath });
+      const r = this.cooker.registry.get(s.guid);
+      if (r) records.push(r);
     }
-    return encodeCookedRegistry(packages, texts);
+    return this.cooker.registryBytes(records);
   }
 
-  /** Everything the current registry ships, by virtual path; remembers each record's graph signature. */
-  private plan(): Map<string, Shipped> {
-    const { config, registry } = this.opts;
-    const { roots } = resolveCookRoots(registry, config);
-    const plan = planCook(registry, roots, { soft: config.cook.soft, mountChunks: new Map(config.mounts.map((m) => [m.alias, m.chunk])) });
+  private planned(): PlannedAsset[] {
+    const plan = this.cooker.plan();
+    return [...plan.packages, ...plan.textAssets];
+  }
+
+  /** What ships by virtual path; remembers each record's graph signature. */
+  private shippedOf(assets: PlannedAsset[]): Map<string, Shipped> {
     const out = new Map<string, Shipped>();
-    const add = (p: PlannedAsset) => out.set(p.record.virtualPath, { guid: p.record.guid, hash: p.record.hash });
-    plan.packages.forEach(add);
-    plan.textAssets.forEach(add);
+    for (const p of assets) out.set(p.record.virtualPath, { guid: p.record.guid, hash: p.record.hash });
     this.signatures.clear();
-    for (const r of registry.all()) this.signatures.set(r.guid, graphSignature(r));
+    for (const r of this.cooker.registry.all()) this.signatures.set(r.guid, graphSignature(r));
     return out;
+  }
+
+  /** Everything the current registry ships. */
+  private plan(): Map<string, Shipped> {
+    return this.shippedOf(this.planned());
   }
 
   /**
@@ -123,7 +106,7 @@ export class IncrementalCook {
    * mount, flags, imports): then the same assets ship and only their content changed.
    */
   private nextPlan(change: ChangedGuids | undefined): { next: Map<string, Shipped>; replanned: boolean } {
-    const { registry } = this.opts;
+    const { registry } = this.cooker;
     const contentOnly =
       change !== undefined &&
       change.added.length === 0 &&
@@ -149,7 +132,7 @@ export class IncrementalCook {
    */
   async runBatch(change?: ChangedGuids): Promise<BatchCookResult> {
     const t0 = performance.now();
-    const { registry, bus } = this.opts;
+    const { registry } = this.cooker;
     const { next, replanned } = this.nextPlan(change);
     const todo: AssetRecord[] = [];
     for (const [vp, s] of next) {
@@ -166,31 +149,13 @@ export class IncrementalCook {
         removed++;
       }
     }
-    // Cooking overwrites `Saved/Cooked/<path>` in place. Were the saved manifest still to hold the
-    // old entry when a kill lands between that overwrite and the next save, the entry would describe
-    // bytes that are no longer there (and a revert to the old source of the same cooked size would
-    // be a false hit). So the entries of everything about to be re-cooked leave the manifest first.
-    let invalidated = false;
-    for (const record of todo) {
-      if (this.cache.peek(record.guid)) {
-        this.cache.delete(record.guid);
-        invalidated = true;
-      }
-    }
-    if (invalidated) await this.cache.save();
-    const failed: LuminaLog[] = [];
+    const problems: CookProblem[] = [];
     let cooked = 0;
     // A batch is a handful of files: cook them in parallel, the libuv pool does the deflate.
+    // Each asset journals its own cache entry (and drops the old one before overwriting its output).
     await Promise.all(
       todo.map(async (record) => {
-        bus.emit({ type: 'COOK_START', asset: record.virtualPath, file: record.file });
-        const r: AssetCookResult = record.kind === 'package' ? await cookPackageAsset(record, this.ctx) : await cookTextAsset(record, this.ctx);
-        bus.emit({ type: 'COOK_END', asset: record.virtualPath, file: record.file, cached: r.status === 'cached', bytesIn: r.bytesIn, bytesOut: r.bytesOut });
-        if (r.error) {
-          const log = r.error.toLog();
-          failed.push(log);
-          bus.emit({ type: r.status === 'failed' ? 'ERROR' : 'WARNING', log });
-        }
+        const r = await this.cooker.cookAsset(record, problems);
         if (r.output && r.status !== 'failed') {
           this.devPak.put(record.virtualPath, { kind: record.kind === 'package' ? 'cooked' : 'file', file: r.output });
           cooked++;
@@ -213,7 +178,8 @@ export class IncrementalCook {
       }
     }
     const devPakWritten = await this.devPak.write();
-    await this.cache.save();
-    return { cooked, failed, removed, replanned, devPakWritten, ms: performance.now() - t0 };
+    // Entries are journaled; this folds the journal only once it has grown.
+    await this.cooker.saveCache();
+    return { cooked, failed: problems.filter((p) => p.severity === 'error'), warnings: problems.filter((p) => p.severity === 'warning'), removed, replanned, devPakWritten, ms: performance.now() - t0 };
   }
 }

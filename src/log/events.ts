@@ -8,7 +8,20 @@ export type ProgressEvent =
   | { type: 'START'; phase: 'scan' | 'cook' | 'pak' | 'patch'; total?: number }
   | { type: 'SCAN_END'; assets: number; read: number; cached: number; removed: number; ms: number }
   | { type: 'COOK_START'; asset: string; file: string }
-  | { type: 'COOK_END'; asset: string; file: string; cached: boolean; bytesIn: number; bytesOut: number }
+  | {
+      type: 'COOK_END';
+      asset: string;
+      file: string;
+      cached: boolean;
+      /** cooked, cached, fetched (from a remote cache), verbatim or failed. */
+      status?: string;
+      /** Why it was (re)cooked: new, output, or the cook key part that changed. */
+      reason?: string;
+      /** Wall time on this asset. */
+      ms?: number;
+      bytesIn: number;
+      bytesOut: number;
+    }
   | { type: 'PAK_WRITTEN'; file: string; chunk: string; entries: number; bytes: number }
   | { type: 'WARNING'; log: LuminaLog }
   | { type: 'ERROR'; log: LuminaLog }

@@ -228,10 +228,11 @@ export class AssetRegistry {
    * A path that no longer exists is removed, with everything under it if it was a folder.
    * Paths outside the content mounts are ignored. The watch daemon calls this once per batch.
    */
-  async updateFiles(paths: readonly string[]): Promise<ScanResult> {
-    const { result, change } = await this.mutex.run(() => this.doUpdate(paths));
+  async updateFiles(paths: readonly string[]): Promise<ScanResult & { change: RegistryChange }> {
+    const { result, change } = await this.mutex.run(() => this.doUpdate(paths, true));
     this.notify(change);
-    return result;
+    // The caller gets the change it made directly, no temporary listener needed.
+    return { ...result, change };
   }
 
   /** Write the cache atomically. Throws IO_FAILED; scan and updateFiles turn that into a warning. */
@@ -347,7 +348,7 @@ export class AssetRegistry {
     if (e.live) batch.removals.push(e);
   }
 
-  private async doUpdate(paths: readonly string[]): Promise<{ result: ScanResult; change: RegistryChange }> {
+  private async doUpdate(paths: readonly string[], wantChange: boolean): Promise<{ result: ScanResult; change: RegistryChange }> {
     const t0 = performance.now();
     const result = this.newResult();
     const gen = ++this.gen;
@@ -390,12 +391,12 @@ export class AssetRegistry {
         if (under(file, gone) || (e.gen !== gen && under(file, walkedDirs))) this.dropEntry(file, e, batch, result);
       }
     }
-    return this.finish(batch, result, false, t0);
+    return this.finish(batch, result, false, t0, wantChange);
   }
 
   /** Apply a scan's or an update's batch, save, and close its result. */
-  private async finish(batch: Batch, result: ScanResult, allDuplicates: boolean, t0: number): Promise<{ result: ScanResult; change: RegistryChange }> {
-    const change = this.apply(batch, result, allDuplicates);
+  private async finish(batch: Batch, result: ScanResult, allDuplicates: boolean, t0: number, wantChange = false): Promise<{ result: ScanResult; change: RegistryChange }> {
+    const change = this.apply(batch, result, allDuplicates, wantChange);
     await this.saveIfDirty(result.problems);
     sortProblems(result.problems);
     result.assets = this.winners.size;
@@ -513,7 +514,7 @@ export class AssetRegistry {
    * listeners. `allDuplicates` reports every duplicate GUID (a full scan), else only those this
    * batch touched.
    */
-  private apply(batch: Batch, result: ScanResult, allDuplicates: boolean): RegistryChange {
+  private apply(batch: Batch, result: ScanResult, allDuplicates: boolean, wantChange: boolean): RegistryChange {
     // The first batch after open starts empty: everything is added, no before-image is needed.
     const fresh = this.winners.size === 0;
     const before = new Map<string, Entry | undefined>();
@@ -554,7 +555,7 @@ export class AssetRegistry {
     }
 
     const change: RegistryChange = { added: [], changed: [], removed: [] };
-    if (this.listeners.size > 0) {
+    if (this.listeners.size > 0 || wantChange) {
       if (fresh) {
         change.added = [...this.winners.keys()];
       } else {

@@ -5,6 +5,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CookCache } from '../../cook/cookCache.js';
 import { cookProject } from '../../cook/cookProject.js';
 import { hard, prop, ref } from '../../src/format/packageBuilder.js';
 import { initHash } from '../../src/util/hash.js';
@@ -30,8 +31,15 @@ async function project(): Promise<string> {
   return dir;
 }
 
+/** The cache as the next cook sees it (snapshot plus journal). */
 async function cacheEntries(dir: string): Promise<Record<string, { cookedFile: string }>> {
-  return JSON.parse(await fsp.readFile(path.join(dir, 'Intermediates/CookCache.json'), 'utf8')).entries;
+  const { cache } = await CookCache.load(path.join(dir, 'Intermediates/CookCache.json'), path.join(dir, 'Saved/Cooked'));
+  const out: Record<string, { cookedFile: string }> = {};
+  for (const guid of [g(1), g(2), g(3)]) {
+    const e = cache.peek(guid);
+    if (e) out[guid] = e;
+  }
+  return out;
 }
 
 describe('cook cache integrity', () => {

@@ -241,6 +241,8 @@ describe('updateFiles', () => {
     const r = await reg.updateFiles([c, a, b, path.join(p.dir, 'outside.lasset')]);
     expect(r).toMatchObject({ assets: 2, read: 2, removed: 1, problems: [] });
     expect(changes).toEqual([{ added: [g(3)], changed: [g(1)], removed: [g(2)] }]);
+    // The caller gets the same change back without listening.
+    expect(r.change).toEqual({ added: [g(3)], changed: [g(1)], removed: [g(2)] });
     expect(reg.referrers(g(1))).toEqual([{ guid: g(3), type: DependencyType.Hard }]);
 
     // The cache written by updateFiles is what a fresh registry sees.

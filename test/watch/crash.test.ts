@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pakVerify } from '../../cli/commands/pak.js';
+import { CookCache } from '../../cook/cookCache.js';
 import { decodeCooked } from '../../src/format/cookedPackage.js';
 import { TEMP_MARKER } from '../../src/util/atomicWrite.js';
 import { hashHex, initHash, xxh64 } from '../../src/util/hash.js';
@@ -69,10 +70,10 @@ async function checkFinalNames(project: string): Promise<void> {
   const verified = await pakVerify(paks);
   expect(verified.data.paks.filter((p) => !p.ok)).toEqual([]);
 
-  const cacheFile = path.join(project, 'Intermediates', 'CookCache.json');
-  if (!fs.existsSync(cacheFile)) return;
-  const cache = JSON.parse(await fsp.readFile(cacheFile, 'utf8')) as { entries: Record<string, { cookedFile: string; cookedSize: number; xxh64: string }> };
-  for (const [guid, e] of Object.entries(cache.entries)) {
+  // The cache as the next start loads it: snapshot plus journal.
+  const { cache, warning } = await CookCache.load(path.join(project, 'Intermediates', 'CookCache.json'), path.join(project, 'Saved', 'Cooked'));
+  expect(warning).toBeUndefined();
+  for (const [guid, e] of cache.list()) {
     const out = path.join(project, 'Saved', 'Cooked', ...e.cookedFile.split('/'));
     const bytes = await fsp.readFile(out).catch(() => undefined);
     expect(bytes, `cache entry ${guid} names ${e.cookedFile}, which was never written`).toBeDefined();

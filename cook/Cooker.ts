@@ -1,0 +1,472 @@
+/**
+ * The cook engine. One Cooker holds a project's config, its registry, the in-memory cook cache and
+ * the last plan; the full cook (`cook`, cookProject), the watch daemon's batches, and later shards
+ * and remote caches all go through it, so they cook, cache, report and encode AssetRegistry.bin
+ * the same way.
+ *
+ * - `cookAsset(record)`: one asset: the local cache, else the CookStore (remote cache) when one is
+ *   plugged in, else a local cook; the result is journaled in the cook cache as it finishes and
+ *   offered to the store. Emits COOK_START / COOK_END; never throws for the asset's own content.
+ * - `plan()`: the dependency closure of the roots and each asset's chunk (kept as `lastPlan`).
+ * - `cook()`: a full cook: plan, cook every asset, AssetRegistry.bin, stale outputs, chunk paks,
+ *   optional release. Problems never throw: each becomes an entry of `summary.problems` (and a
+ *   WARNING/ERROR event); `summary.ok` is false when any is an error, and then no pak is written.
+ *
+ * What is an error (see `cook()`): an asset that failed to cook (under onCookFailure "fail"); under
+ * `ci` also missing dependencies, missing roots and scan problems. A verbatim asset is a warning,
+ * in the full cook and the daemon alike. Only "nothing to cook" (COOK_NO_ROOTS) throws.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import PQueue from 'p-queue';
+import { loadConfig, type ProjectConfig } from '../config/index.js';
+import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/errors.js';
+import { encodeCookedRegistry } from '../src/format/cookedRegistry.js';
+import { ProgressBus } from '../src/log/events.js';
+import { createDebugger, silentLogger, type Logger } from '../src/log/logger.js';
+import { sweepTempFiles } from '../src/util/atomicWrite.js';
+import { hashHex, initHash, xxh64 } from '../src/util/hash.js';
+import type { AssetRecord } from '../src/registry/types.js';
+import {
+  assetCookContext,
+  checkCache,
+  cookedPathFor,
+  cookPackageAsset,
+  cookTextAsset,
+  identityOf,
+  keyForRecord,
+  writeOutput,
+  type AssetCookContext,
+  type AssetCookResult,
+} from './cookAsset.js';
+import { CACHE_FILE_NAME, CookCache, type RecookReason } from './cookCache.js';
+import { removeStale, writeIfChanged } from './cookedOutputs.js';
+import { resolveCookRoots, type RootLookup } from './cookRoots.js';
+import type { CookStore } from './CookStore.js';
+import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
+import { openProjectRegistry } from './projectRegistry.js';
+import { writeChunkPaks, type PakOutput } from './writeChunkPaks.js';
+import { shipRelease } from './writeRelease.js';
+
+export const REGISTRY_ENTRY = 'AssetRegistry.bin';
+
+export interface CookProblem extends LuminaLog {
+  severity: 'error' | 'warning';
+}
+
+/** One asset of a full cook, for reports: what happened to it and why. */
+export interface AssetReport {
+  guid: string;
+  /** Virtual path (the pak entry path). */
+  path: string;
+  file: string;
+  chunk: string;
+  /** How the plan reached it. */
+  via: PlannedAsset['via'];
+  status: AssetCookResult['status'];
+  /** Why it was (re)cooked; absent when cached. */
+  reason?: RecookReason;
+  ms: number;
+  bytesIn: number;
+  bytesOut: number;
+  /** The error code, when it failed or shipped verbatim. */
+  error?: string;
+}
+
+export interface CookSummary {
+  ok: boolean;
+  /** Packages and text assets in the cook. */
+  assets: number;
+  cooked: number;
+  cached: number;
+  /** Taken from the CookStore (remote cache). */
+  fetched: number;
+  failed: number;
+  /** Shipped as their source bytes after failing (onCookFailure "verbatim"). */
+  verbatim: number;
+  strippedExports: number;
+  nulledRefs: number;
+  bytesIn: number;
+  bytesOut: number;
+  ms: number;
+  /** Time per phase, ms. */
+  phases: { scan: number; plan: number; cook: number; outputs: number; paks: number };
+  /** Why assets re-cooked, by reason. */
+  recooked: Partial<Record<RecookReason, number>>;
+  /** Assets only a soft reference brought in (soft: "include"). */
+  softOnly: number;
+  /** Soft references left out (soft: "exclude"). */
+  softExcluded: number;
+  missingDependencies: number;
+  chunks: string[];
+  paks: PakOutput[];
+  /** release.json written for `release`. */
+  releaseManifest?: string;
+  cookedDir: string;
+  problems: CookProblem[];
+  /** Every asset of the cook, sorted by GUID. */
+  assetReports: AssetReport[];
+}
+
+export interface CookerOpenOptions {
+  /** The project folder (holding lumina-cook.json); or pass `config`. */
+  projectDir?: string;
+  config?: ProjectConfig;
+  /** An open, scanned registry to reuse (the daemon's); else the project is scanned here. */
+  registry?: RootLookup;
+  /** CI: missing dependencies, roots and scan problems are errors; no sidecar is minted. */
+  ci?: boolean;
+  log?: Logger;
+  bus?: ProgressBus;
+  /** A shared cache consulted before cooking locally and offered what was cooked. */
+  store?: CookStore;
+}
+
+export interface FullCookOptions {
+  /** Write paks (default true). */
+  paks?: boolean;
+  /** Also write `Saved/Releases/<release>/`. */
+  release?: string;
+}
+
+export class Cooker {
+  readonly config: ProjectConfig;
+  readonly registry: RootLookup;
+  readonly cache: CookCache;
+  readonly ci: boolean;
+  readonly log: Logger;
+  readonly bus: ProgressBus;
+  store: CookStore | undefined;
+  /** The plan of the last `plan()` (the last full cook's, or a daemon batch's). */
+  lastPlan: CookPlan | undefined;
+  private readonly ctx: AssetCookContext;
+  /** Problems found while opening (config, scan, cache): reported by the next full cook. */
+  private pending: CookProblem[] = [];
+  private scanMs = 0;
+  /** Publishes in flight to the store. */
+  private publishing = new Set<Promise<void>>();
+  private readonly debug: ReturnType<typeof createDebugger>;
+
+  private constructor(opts: { config: ProjectConfig; registry: RootLookup; cache: CookCache; ci: boolean; log: Logger; bus: ProgressBus; store?: CookStore }) {
+    this.config = opts.config;
+    this.registry = opts.registry;
+    this.cache = opts.cache;
+    this.ci = opts.ci;
+    this.log = opts.log;
+    this.bus = opts.bus;
+    this.store = opts.store;
+    // LUMINA_DEBUG=cook: one line per asset that did not come from the cache, with the reason.
+    this.debug = createDebugger('cook', this.log);
+    this.ctx = assetCookContext(this.config, this.cache, (file, reason) => this.report({ code: 'TEXTURE_INVALID', message: `stored as RGBA8: ${reason}`, file }, 'warning'));
+  }
+
+  /**
+   * Load the config (unless given), sweep what a killed run left, open and scan the registry
+   * (unless given), and load the cook cache. Throws only for an unusable config.
+   */
+  static async open(opts: CookerOpenOptions): Promise<Cooker> {
+    const log = opts.log ?? silentLogger;
+    const bus = opts.bus ?? new ProgressBus();
+    const ci = opts.ci ?? false;
+    let config = opts.config;
+    if (!config) {
+      if (!opts.projectDir) throw errors.usage('the cook needs projectDir or config');
+      const loaded = loadConfig(opts.projectDir);
+      for (const w of loaded.warnings) log.warn({ file: loaded.config.configFile }, w);
+      config = loaded.config;
+    }
+    await initHash();
+    // What a killed run left half-written beside the paks and caches (Saved/Cooked is swept with
+    // the stale outputs by a full cook). Temps of a live writer stay.
+    await sweepTempFiles(config.paksDir);
+    await sweepTempFiles(config.intermediatesDir);
+
+    const pending: CookProblem[] = [];
+    let registry = opts.registry;
+    let scanMs = 0;
+    if (!registry) {
+      bus.emit({ type: 'START', phase: 'scan' });
+      const t0 = performance.now();
+      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log });
+      registry = opened.registry;
+      // A content problem is a warning locally and an error under --ci; a rebuilt cache only ever warns.
+      for (const { severity, ...p } of opened.problems) pending.push({ ...p, severity: severity === 'warning' ? 'warning' : ci ? 'error' : 'warning' });
+      scanMs = performance.now() - t0;
+      bus.emit({ type: 'END', phase: 'scan', ms: scanMs, ok: true });
+    }
+    const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
+    const cooker = new Cooker({ config, registry, cache, ci, log, bus, store: opts.store });
+    cooker.scanMs = scanMs;
+    for (const p of pending) cooker.report(p, p.severity, cooker.pending);
+    if (warning) cooker.report(warning, 'warning', cooker.pending);
+    return cooker;
+  }
+
+  /** Close the cook cache's journal (everything journaled stays). */
+  close(): void {
+    this.cache.close();
+  }
+
+  /** Report a problem: event, log line, and `into` (a summary's list) when given. */
+  report(e: LuminaError | LuminaLog, severity: 'error' | 'warning', into?: CookProblem[]): CookProblem {
+    const l: LuminaLog = isLuminaError(e) ? e.toLog() : e;
+    const p: CookProblem = { ...l, severity };
+    into?.push(p);
+    this.bus.emit({ type: severity === 'error' ? 'ERROR' : 'WARNING', log: l });
+    this.log[severity === 'error' ? 'error' : 'warn']({ code: l.code, file: l.file, field: l.field, offset: l.offset }, l.message);
+    return p;
+  }
+
+  /** The plan of the current registry; missing roots are in `resolvedMissing`. */
+  plan(): CookPlan & { missingRoots: string[]; rootCount: number } {
+    const resolved = resolveCookRoots(this.registry, this.config);
+    const plan = planCook(this.registry, resolved.roots, { soft: this.config.cook.soft, mountChunks: new Map(this.config.mounts.map((m) => [m.alias, m.chunk])) });
+    this.lastPlan = plan;
+    return { ...plan, missingRoots: resolved.missing, rootCount: resolved.roots.length };
+  }
+
+  /**
+   * Cook one asset: local cache, else the store, else a local cook (offered to the store).
+   * The daemon and the full cook both call this; `problems` collects its error or warning.
+   */
+  async cookAsset(record: AssetRecord, problems?: CookProblem[]): Promise<AssetCookResult> {
+    this.bus.emit({ type: 'COOK_START', asset: record.virtualPath, file: record.file });
+    const check = checkCache(record, this.ctx);
+    let res: AssetCookResult | undefined;
+    if (!check.hit && this.store) res = await this.fetchFromStore(record, check.reason);
+    res ??= record.kind === 'package' ? await cookPackageAsset(record, this.ctx, check) : await cookTextAsset(record, this.ctx, check);
+    if (res.status !== 'cached') this.debug?.('re-cooked', { asset: record.packagePath, reason: res.reason, status: res.status });
+    if (res.status === 'failed') this.report(res.error!, this.config.cook.onCookFailure === 'fail' || !res.output ? 'error' : 'warning', problems);
+    else if (res.status === 'verbatim') this.report({ ...res.error!.toLog(), message: `shipped verbatim: ${res.error!.message}` }, 'warning', problems);
+    if (res.status === 'cooked' && this.store && res.key && res.entry && res.output) {
+      const p = this.store.publish({ record, key: res.key, output: res.output, entry: res.entry }).catch(() => {});
+      this.publishing.add(p);
+      void p.finally(() => this.publishing.delete(p));
+    }
+    this.bus.emit({
+      type: 'COOK_END',
+      asset: record.virtualPath,
+      file: record.file,
+      cached: res.status === 'cached',
+      status: res.status,
+      reason: res.reason,
+      ms: res.ms,
+      bytesIn: res.bytesIn,
+      bytesOut: res.bytesOut,
+    });
+    return res;
+  }
+
+  /** A verified result from the store, written as the output and cached; undefined on a miss. */
+  private async fetchFromStore(record: AssetRecord, reason: RecookReason): Promise<AssetCookResult | undefined> {
+    const t0 = performance.now();
+    const key = keyForRecord(record, this.ctx, this.cache.peek(record.guid)?.texture);
+    const got = await this.store!.fetch({ record, key }).catch(() => undefined);
+    if (!got) return undefined;
+    const output = cookedPathFor(this.config.cookedDir, record);
+    const realKey = got.texture ? keyForRecord(record, this.ctx, true) : key;
+    try {
+      this.cache.delete(record.guid);
+      writeOutput(output, got.bytes);
+      const entry = this.cache.set(record.guid, realKey, {
+        cookedFile: record.virtualPath.slice(1),
+        rawSize: got.rawSize,
+        xxh64: got.xxh64,
+        sourceSize: record.size,
+        strippedExports: got.strippedExports,
+        nulledRefs: got.nulledRefs,
+        texture: got.texture,
+      });
+      return {
+        status: 'fetched',
+        reason,
+        output,
+        identity: identityOf(entry),
+        key: realKey,
+        entry,
+        bytesIn: record.size,
+        bytesOut: got.bytes.byteLength,
+        strippedExports: got.strippedExports,
+        nulledRefs: got.nulledRefs,
+        ms: performance.now() - t0,
+      };
+    } catch {
+      return undefined; // cook it here instead
+    }
+  }
+
+  /** AssetRegistry.bin of the given assets, as every pak (chunk or dev) carries it. */
+  registryBytes(assets: Iterable<AssetRecord>): Uint8Array {
+    const packages: AssetRecord[] = [];
+    const texts: { guid: string; path: string }[] = [];
+    for (const r of assets) {
+      if (r.kind === 'package') packages.push(r);
+      else texts.push({ guid: r.guid, path: r.virtualPath });
+    }
+    return encodeCookedRegistry(packages, texts);
+  }
+
+  /** A full cook: see the module comment. */
+  async cook(opts: FullCookOptions = {}): Promise<CookSummary> {
+    const started = performance.now();
+    const { config, log, bus, ci } = this;
+    if (opts.release !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(opts.release)) {
+      throw errors.usage(`release name "${opts.release}" must be letters, digits, ".", "_" and "-"`, 'e.g. --release 1.0.0');
+    }
+    const problems: CookProblem[] = this.pending;
+    this.pending = [];
+    const ciSeverity = ci ? 'error' : 'warning';
+
+    const planStart = performance.now();
+    const plan = this.plan();
+    for (const m of plan.missingRoots) this.report(errors.assetNotFound(m, { file: config.configFile, ...declaredBy(config, m) }), ciSeverity, problems);
+    if (plan.rootCount === 0) throw errors.cookNoRoots(config.configFile);
+    for (const m of plan.missing) this.report(errors.dependencyMissing(m.referrer.file, m.guid), ciSeverity, problems);
+    if (plan.softExcluded.length) log.info({ count: plan.softExcluded.length }, 'soft references left out of the cook (cook.soft is "exclude")');
+    if (plan.softOnly) log.info({ count: plan.softOnly }, 'assets included only through soft references');
+    const planMs = performance.now() - planStart;
+
+    // ---- cook every asset ----
+    const all: PlannedAsset[] = [...plan.packages, ...plan.textAssets];
+    const results = new Map<string, AssetCookResult>();
+    const summary: CookSummary = {
+      ok: true,
+      assets: all.length,
+      cooked: 0,
+      cached: 0,
+      fetched: 0,
+      failed: 0,
+      verbatim: 0,
+      strippedExports: 0,
+      nulledRefs: 0,
+      bytesIn: 0,
+      bytesOut: 0,
+      ms: 0,
+      phases: { scan: Math.round(this.scanMs), plan: Math.round(planMs), cook: 0, outputs: 0, paks: 0 },
+      recooked: {},
+      softOnly: plan.softOnly,
+      softExcluded: plan.softExcluded.length,
+      missingDependencies: plan.missing.length,
+      chunks: plan.chunks,
+      paks: [],
+      cookedDir: config.cookedDir,
+      problems,
+      assetReports: [],
+    };
+    this.scanMs = 0;
+    bus.emit({ type: 'START', phase: 'cook', total: all.length });
+    const cookStart = performance.now();
+    const queue = new PQueue({ concurrency: config.cook.concurrency || Math.max(2, os.availableParallelism() * 2) });
+    try {
+      for (const a of all) {
+        void queue.add(async () => {
+          const res = await this.cookAsset(a.record, problems);
+          results.set(a.record.guid, res);
+          tally(summary, res);
+        });
+      }
+      await queue.onIdle();
+    } finally {
+      // Every finished asset is already journaled; fold the journal when it has grown.
+      this.cache.prune((guid) => this.registry.get(guid) !== undefined);
+      await this.saveCache(problems);
+    }
+    await this.flushStore();
+    summary.phases.cook = Math.round(performance.now() - cookStart);
+    bus.emit({ type: 'END', phase: 'cook', ms: summary.phases.cook, ok: summary.failed === 0 });
+    summary.assetReports = all
+      .map((a) => report(a, results.get(a.record.guid)!))
+      .sort((x, y) => (x.guid < y.guid ? -1 : x.guid > y.guid ? 1 : 0));
+
+    // ---- registry, stale outputs, paks ----
+    const outputsStart = performance.now();
+    const shipped = all.filter((a) => results.get(a.record.guid)?.output !== undefined);
+    const registryBytes = this.registryBytes(shipped.map((a) => a.record));
+    const registryFile = path.join(config.cookedDir, REGISTRY_ENTRY);
+    await writeIfChanged(registryFile, registryBytes);
+    // Forget what no longer ships before its output goes: an entry must never outlive its file.
+    const shippedGuids = new Set(shipped.map((a) => a.record.guid));
+    this.cache.prune((guid) => shippedGuids.has(guid));
+    await removeStale(config.cookedDir, new Set([registryFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
+    summary.phases.outputs = Math.round(performance.now() - outputsStart);
+
+    summary.ok = !problems.some((p) => p.severity === 'error');
+    if (summary.ok && opts.paks !== false) {
+      bus.emit({ type: 'START', phase: 'pak', total: plan.chunks.length });
+      const pakStart = performance.now();
+      summary.paks = await writeChunkPaks({ config, plan: shippedPlan(plan, shipped), results, registryBytes, cache: this.cache, bus });
+      summary.phases.paks = Math.round(performance.now() - pakStart);
+      bus.emit({ type: 'END', phase: 'pak', ms: summary.phases.paks, ok: true });
+      if (opts.release !== undefined) summary.releaseManifest = await shipRelease(config, opts.release, summary.paks, registryBytes);
+    } else if (!summary.ok) {
+      log.error({ errors: problems.filter((p) => p.severity === 'error').length }, 'cook failed: paks were not written');
+    }
+    await this.saveCache(problems);
+    summary.ms = Math.round(performance.now() - started);
+    log.info(
+      { cooked: summary.cooked, cached: summary.cached, fetched: summary.fetched, failed: summary.failed, stripped: summary.strippedExports, bytesIn: summary.bytesIn, bytesOut: summary.bytesOut, ms: summary.ms, ...summary.phases },
+      'cook finished',
+    );
+    return summary;
+  }
+
+  /** Fold the cache journal when it has grown; a cache that cannot be saved is a warning. */
+  async saveCache(problems?: CookProblem[], force = false): Promise<void> {
+    await this.cache.save(force).catch((e) => this.report(isLuminaError(e) ? e : errors.ioFailed(this.cache.file, 'write', e), 'warning', problems));
+  }
+
+  /** Wait for the store's publishes in flight. */
+  async flushStore(): Promise<void> {
+    while (this.publishing.size) await Promise.all([...this.publishing]);
+    await this.store?.flush?.().catch(() => {});
+  }
+}
+
+/** Which config key declared a root that matched nothing, for the problem's location. */
+function declaredBy(config: ProjectConfig, root: string): { field: string; hint?: string } {
+  if (config.cookRoots.includes(root)) return { field: 'cookRoots' };
+  const i = config.plugins.findIndex((p) => p.cookRoots.includes(root));
+  if (i >= 0) return { field: `plugins[${i}].cookRoots`, hint: `declared by plugin ${config.plugins[i].name}` };
+  return { field: 'GameStartupMap' };
+}
+
+function tally(s: CookSummary, r: AssetCookResult): void {
+  if (r.status === 'cached') s.cached++;
+  else if (r.status === 'cooked') s.cooked++;
+  else if (r.status === 'fetched') s.fetched++;
+  else if (r.status === 'verbatim') s.verbatim++;
+  else s.failed++;
+  if (r.reason && r.status !== 'cached') s.recooked[r.reason] = (s.recooked[r.reason] ?? 0) + 1;
+  s.strippedExports += r.strippedExports;
+  s.nulledRefs += r.nulledRefs;
+  s.bytesIn += r.bytesIn;
+  s.bytesOut += r.bytesOut;
+}
+
+function report(a: PlannedAsset, r: AssetCookResult): AssetReport {
+  const out: AssetReport = {
+    guid: a.record.guid,
+    path: a.record.virtualPath,
+    file: a.record.file,
+    chunk: a.chunk,
+    via: a.via,
+    status: r.status,
+    ms: Math.round(r.ms * 100) / 100,
+    bytesIn: r.bytesIn,
+    bytesOut: r.bytesOut,
+  };
+  if (r.reason && r.status !== 'cached') out.reason = r.reason;
+  if (r.error) out.error = r.error.code;
+  return out;
+}
+
+/** The plan restricted to what has an output (failed assets under "fail" never reach paks anyway). */
+function shippedPlan(plan: CookPlan, shipped: PlannedAsset[]): CookPlan {
+  const keep = new Set(shipped.map((a) => a.record.guid));
+  return { ...plan, packages: plan.packages.filter((a) => keep.has(a.record.guid)), textAssets: plan.textAssets.filter((a) => keep.has(a.record.guid)) };
+}
+
+/** xxh64 of bytes as 16 hex digits (the registry-in-pak identity). */
+export function bytesIdentity(bytes: Uint8Array): string {
+  return hashHex(xxh64(bytes));
+}

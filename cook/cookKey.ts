@@ -1,0 +1,98 @@
+/**
+ * The cook key: the one place that says what decides an asset's cooked bytes. The local cook
+ * cache, the remote cache and shards all key on it, so they can never disagree.
+ *
+ * key = hash of the named parts, in order. Parts are kept beside the key (in the cache entry), so
+ * a re-cook can say WHICH part changed: the reason is the name of the first part that differs.
+ *
+ * - `content`: xxh64 of the source file (the registry's hash).
+ * - `format`: COOK_FORMAT_VERSION (bump when the cooker's output for the same input changes).
+ * - `settings`: a hash of the settings that touch THIS asset: every package depends on the
+ *   editor-only class prefixes and the compression level; a package with a texture export also on
+ *   the texture settings; text assets on none (they are copied).
+ *
+ * Never a timestamp or an absolute path: two machines with different checkout folders agree.
+ * Soft/hard traversal, onCookFailure, concurrency and pak settings decide what ships, not an
+ * asset's bytes, so they are not in any key.
+ *
+ * To add a part (class schema hashes, a texture encoder's identity): add its name to
+ * CookKeyPart, compute it in `cookKeyFor` (only for the assets it touches) and that is all; the
+ * cache stores and compares parts by name, and an entry without the new part re-cooks as that part.
+ */
+import type { ProjectConfig } from '../config/index.js';
+import { hashString } from '../src/util/hash.js';
+
+/** Bump when the cooked bytes for the same input and settings change. */
+export const COOK_FORMAT_VERSION = 1;
+
+/** The named inputs of a cook key, in the order they are hashed and compared. */
+export type CookKeyPart = 'content' | 'format' | 'settings';
+
+export type CookKeyParts = { [P in CookKeyPart]?: string };
+
+export interface CookKey {
+  /** 16 hex digits: what caches are addressed by. */
+  key: string;
+  /** The parts, for "why re-cooked" (compare with a stored entry's parts). */
+  parts: CookKeyParts;
+}
+
+/** What the key of one asset depends on besides the project settings. */
+export interface CookKeyInput {
+  kind: 'package' | 'text';
+  /** The source file's xxh64 (16 hex digits). */
+  contentHash: string;
+  /** The package holds a texture export (texture settings apply). */
+  texture: boolean;
+}
+
+/** JSON with object keys sorted at every level: the same settings always hash the same. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .filter((k) => o[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** The settings that change cooked bytes, split by what they affect (hashed once per cook). */
+export interface CookSettingsHashes {
+  package: string;
+  texture: string;
+  text: string;
+}
+
+export function settingsHashes(config: Pick<ProjectConfig, 'cook' | 'textures'>): CookSettingsHashes {
+  const pkg = { editorOnlyClassPrefixes: [...config.cook.editorOnlyClassPrefixes], compressionLevel: config.cook.compressionLevel };
+  const tex = { ...pkg, textures: { encoder: config.textures.encoder, maxSize: config.textures.maxSize } };
+  return { package: hashString(canonicalJson(pkg)), texture: hashString(canonicalJson(tex)), text: 'text' };
+}
+
+/** Hash parts in their declared order into a key. */
+export function keyOfParts(parts: CookKeyParts): string {
+  return hashString(Object.entries(parts).map(([k, v]) => `${k}=${v}`).join('\n'));
+}
+
+/** The cook key of one asset under the given settings. */
+export function cookKeyFor(input: CookKeyInput, settings: CookSettingsHashes): CookKey {
+  const parts: CookKeyParts = {
+    content: input.contentHash,
+    format: String(COOK_FORMAT_VERSION),
+    settings: input.kind === 'text' ? settings.text : input.texture ? settings.texture : settings.package,
+  };
+  return { key: keyOfParts(parts), parts };
+}
+
+/**
+ * The first part of `want` that `had` does not match (the "why re-cooked" reason), or undefined
+ * when every part matches. A part `had` lacks counts as changed.
+ */
+export function changedPart(had: CookKeyParts, want: CookKeyParts): CookKeyPart | undefined {
+  for (const [k, v] of Object.entries(want) as Array<[CookKeyPart, string]>) if (had[k] !== v) return k;
+  return undefined;
+}
