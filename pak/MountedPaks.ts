@@ -14,6 +14,9 @@ import { PakReader } from './PakReader.js';
 import { comparePathBytes, mountedPath, priorityOrder, validateVirtualPath, type PakEntry } from './pakFormat.js';
 import { readAt } from '../src/util/readAt.js';
 
+/** Bytes per window when an overlay file is streamed. */
+const OVERLAY_WINDOW = 4 << 20;
+
 export interface MountOptions {
   /** Loose files here win over every pak: `/Game/X.lasset` is `<overlayDir>/Game/X.lasset`. */
   overlayDir?: string;
@@ -118,6 +121,36 @@ export class MountedPaks {
       return new Uint8Array(await fsp.readFile(r.file));
     } catch (e) {
       throw errors.ioFailed(r.file, 'read', e);
+    }
+  }
+
+  /**
+   * The content of `p` in windows of up to 4 MiB, so any size streams in bounded memory. From a
+   * pak the entry hash is checked after the last window (see PakReader.readChunks).
+   */
+  async *chunks(p: string): AsyncGenerator<Uint8Array, void, undefined> {
+    const r = await this.need(p);
+    if (r.source === 'pak') {
+      yield* r.pak.readChunks(r.entry.path);
+      return;
+    }
+    let fh: fsp.FileHandle;
+    try {
+      fh = await fsp.open(r.file, 'r');
+    } catch (e) {
+      throw errors.ioFailed(r.file, 'open', e);
+    }
+    try {
+      for (;;) {
+        const buf = new Uint8Array(OVERLAY_WINDOW);
+        const { bytesRead } = await fh.read(buf, 0, buf.byteLength, null);
+        if (bytesRead === 0) return;
+        yield buf.subarray(0, bytesRead);
+      }
+    } catch (e) {
+      throw errors.ioFailed(r.file, 'read', e);
+    } finally {
+      await fh.close();
     }
   }
 

@@ -23,6 +23,13 @@ import { readAt } from '../src/util/readAt.js';
 /** Blocks inflated per step when a whole entry is read or verified (bounds memory to ~4 MiB raw). */
 const WINDOW_BLOCKS = 64;
 
+/**
+ * The largest entry `readEntry` holds in memory at once. Bigger ones are read in windows
+ * (`readChunks`, what `pak cat` and `pak extract` use): a small pak can hold an entry of many GiB
+ * (2 GiB of zeros is 2.5 MB of DEFLATE), and a whole read of it must fail cleanly, not exhaust memory.
+ */
+export const MAX_WHOLE_ENTRY = 1 << 30;
+
 export interface VerifyResult {
   file: string;
   entries: number;
@@ -139,9 +146,35 @@ export class PakReader {
     }
   }
 
-  /** The whole raw content of an entry, with its xxh64 checked. */
+  /**
+   * The raw content of an entry in windows of up to 4 MiB, in order; after the last window the
+   * xxh64 is checked and a mismatch throws PAK_ENTRY_CORRUPT, so a consumer commits what it wrote
+   * only once the iteration ends without an error. Memory stays bounded whatever the entry's size.
+   */
+  async *readChunks(path: string): AsyncGenerator<Uint8Array, void, undefined> {
+    const e = this.need(path);
+    const h = createXxh64();
+    if (e.method === 0) {
+      for (let at = 0; at < e.rawSize; at += WINDOW_BLOCKS * BLOCK_SIZE) {
+        const raw = await readExactly(this.fh, e.offset + at, Math.min(WINDOW_BLOCKS * BLOCK_SIZE, e.rawSize - at), this.file);
+        h.update(raw);
+        yield raw;
+      }
+    } else {
+      for (let b = 0; b < e.blockSizes.length; b += WINDOW_BLOCKS) {
+        const raw = await this.inflateSpan(e, b, Math.min(b + WINDOW_BLOCKS, e.blockSizes.length) - 1);
+        h.update(raw);
+        yield raw;
+      }
+    }
+    const got = h.digest();
+    if (got !== e.xxh64) throw errors.pakEntryCorrupt(this.file, e.path, `raw bytes hash to ${hashHex(got)}, TOC says ${hashHex(e.xxh64)}`, e.offset);
+  }
+
+  /** The whole raw content of an entry, with its xxh64 checked; PAK_ENTRY_TOO_LARGE above MAX_WHOLE_ENTRY. */
   async readEntry(path: string): Promise<Uint8Array> {
     const e = this.need(path);
+    if (e.rawSize > MAX_WHOLE_ENTRY) throw errors.pakEntryTooLarge(this.file, e.path, e.rawSize, MAX_WHOLE_ENTRY);
     const out = new Uint8Array(e.rawSize);
     let at = 0;
     await this.forEachWindow(e, (raw) => {

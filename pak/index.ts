@@ -29,3 +29,4 @@ export {
   type PakEntry,
   type PakToc,
 } from './pakFormat.js';
+export { catPath, extractPaks, type ExtractResult } from './extractPaks.js';

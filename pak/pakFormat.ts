@@ -5,13 +5,14 @@
  *
  * Per-entry tail by method (FORMAT.md leaves the tombstone's fields open, so this fixes them):
  * - 0 stored: u32 blockSize (65,536); storedSize == rawSize; the bytes are the raw bytes.
- * - 1 DEFLATE: u32 blockSize, u32 blockCount == ceil(rawSize / 65,536), u32 per block.
+ * - 1 DEFLATE: u32 blockSize, u32 blockCount == ceil(rawSize / 65,536), u32 per block, each
+ *   at most maxStoredBlockSize of its raw size (a bound a reader can allocate for).
  * - 2 tombstone: offset 0, storedSize 0, rawSize 0, xxh64 0, u32 blockSize 65,536.
  */
 import { errors, isLuminaError } from '../src/errors.js';
 import { BinaryReader } from '../src/format/BinaryReader.js';
 import { BinaryWriter } from '../src/format/BinaryWriter.js';
-import { BLOCK_SIZE, blockCountFor } from '../src/format/deflateBlocks.js';
+import { BLOCK_SIZE, blockCountFor, maxStoredBlockSize, rawBlockSize } from '../src/format/deflateBlocks.js';
 
 export const PAK_MAGIC = 0x4b41504c; // 'LPAK'
 export const PAK_VERSION = 1;
@@ -242,6 +243,8 @@ export function parseToc(bytes: Uint8Array, file: string, header: PakHeader, fil
           for (let b = 0; b < count; b++) {
             const s = r.u32(f(`blockSizes[${b}]`));
             if (s === 0) throw errors.pakInvalid(file, f(`blockSizes[${b}]`), 'a DEFLATE block cannot be empty', r.offset - 4);
+            const most = maxStoredBlockSize(rawBlockSize(rawSize, b));
+            if (s > most) throw errors.pakInvalid(file, f(`blockSizes[${b}]`), `${s} bytes is more than a block of ${rawBlockSize(rawSize, b)} raw bytes can take (${most})`, r.offset - 4);
             blockSizes.push(s);
             sum += s;
           }

@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'PACKAGE_VERSION'
   | 'PAK_ENTRY_CORRUPT'
   | 'PAK_ENTRY_NOT_FOUND'
+  | 'PAK_ENTRY_TOO_LARGE'
   | 'PAK_INVALID'
   | 'PAK_PATH_INVALID'
   | 'PATCH_BASE_INVALID'
@@ -84,7 +85,9 @@ const IO_REASONS: Record<string, string> = {
   EACCES: 'permission denied',
   EEXIST: 'already exists',
   EISDIR: 'is a folder, not a file',
+  ELOOP: 'too many levels of symbolic links',
   EMFILE: 'too many open files',
+  ENAMETOOLONG: 'the name is too long for this filesystem',
   ENOENT: 'no such file or folder',
   ENOSPC: 'the disk is full',
   ENOTDIR: 'a part of the path is not a folder',
@@ -176,6 +179,12 @@ export const errors = {
   pakEntryCorrupt: (file: string, entry: string, why: string, offset?: number) =>
     make('PAK_ENTRY_CORRUPT', `entry "${entry}" ${why}`, { file, field: 'path', offset }),
   pakEntryNotFound: (file: string, entry: string) => make('PAK_ENTRY_NOT_FOUND', `no entry "${entry}"`, { file, field: 'path' }),
+  pakEntryTooLarge: (file: string, entry: string, rawSize: number, limit: number) =>
+    make('PAK_ENTRY_TOO_LARGE', `entry "${entry}" is ${rawSize} bytes, more than the ${limit} a whole read may hold`, {
+      file,
+      field: 'rawSize',
+      hint: 'pak cat and pak extract stream entries of any size',
+    }),
   pakInvalid: (file: string, field: string, why: string, offset?: number) =>
     make('PAK_INVALID', `${field}: ${why}`, { file, field, offset }),
   pakPathInvalid: (file: string, entry: string, why: string) =>

@@ -15,6 +15,7 @@ import { diffPaks, type PakDiff } from '../../pak/diffPaks.js';
 import { buildPatchPak, type PatchSummary } from '../../pak/buildPatch.js';
 import { collectSources } from '../../pak/collectSources.js';
 import { readReleaseManifest } from '../../pak/releaseManifest.js';
+import { catPath, extractPaks, type ExtractResult } from '../../pak/extractPaks.js';
 import { commandGroup, printOutput, type CommandOutput } from '../commandOutput.js';
 
 export type { CommandOutput } from '../commandOutput.js';
@@ -59,7 +60,7 @@ export async function pakLs(paks: readonly string[]): Promise<CommandOutput<LsPa
   return { data, text: lines.join('\n') + '\n' };
 }
 
-/** The raw bytes of a virtual path (mount point applied) as the given paks resolve it. */
+/** The raw bytes of a virtual path (mount point applied) as the given paks resolve it, whole (see catPath to stream). */
 export async function pakCat(paks: readonly string[], virtualPath: string): Promise<Uint8Array> {
   const m = await MountedPaks.mount(paks);
   try {
@@ -70,37 +71,12 @@ export async function pakCat(paks: readonly string[], virtualPath: string): Prom
 }
 
 /**
- * Write every live path of the mounted paks under `outDir` (atomically, one file at a time).
- * A path that would land outside `outDir`, also through a symlinked folder inside it, is refused.
+ * Write every live path of the mounted paks under `outDir` (atomically, one file at a time,
+ * streamed in bounded memory); see extractPaks for what is refused before anything is written.
  */
-export async function pakExtract(paks: readonly string[], outDir: string): Promise<CommandOutput<{ files: number; bytes: number; out: string }>> {
-  const root = path.resolve(outDir);
-  await fsp.mkdir(root, { recursive: true });
-  const realRoot = await fsp.realpath(root);
-  const m = await MountedPaks.mount(paks);
-  let files = 0;
-  let bytes = 0;
-  try {
-    for (const p of await m.list()) {
-      const hit = m.pakEntry(p)!;
-      const target = path.resolve(root, ...p.slice(1).split('/'));
-      const inside = (r: string, t: string) => {
-        const rel = path.relative(r, t);
-        return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-      };
-      if (!inside(root, target)) throw errors.pakPathInvalid(hit.pak.file, p, 'escapes the output folder');
-      await fsp.mkdir(path.dirname(target), { recursive: true });
-      const realParent = await fsp.realpath(path.dirname(target));
-      if (realParent !== realRoot && !inside(realRoot, realParent)) throw errors.pakPathInvalid(hit.pak.file, p, 'escapes the output folder through a symlink');
-      const raw = await m.read(p);
-      await writeFileAtomic(target, raw);
-      files++;
-      bytes += raw.byteLength;
-    }
-  } finally {
-    await m.close();
-  }
-  return { data: { files, bytes, out: root }, text: `extracted ${files} files (${bytes} bytes) to ${root}\n` };
+export async function pakExtract(paks: readonly string[], outDir: string): Promise<CommandOutput<ExtractResult>> {
+  const r = await extractPaks(paks, outDir);
+  return { data: r, text: `extracted ${r.files} files (${r.bytes} bytes) to ${r.out}\n` };
 }
 
 export interface VerifyReport {
@@ -184,8 +160,7 @@ const catCommand: CommandModule<object, { pak: string; path: string; with?: stri
       with?: string[];
     }>,
   handler: async (a) => {
-    const raw = await pakCat([a.pak, ...(a.with ?? [])], a.path);
-    await new Promise<void>((resolve, reject) => process.stdout.write(raw, (e) => (e ? reject(e) : resolve())));
+    await catPath([a.pak, ...(a.with ?? [])], a.path, process.stdout);
   },
 };
 

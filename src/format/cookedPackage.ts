@@ -10,7 +10,7 @@
 import fsp from 'node:fs/promises';
 import { errors } from '../errors.js';
 import { xxh64 } from '../util/hash.js';
-import { BLOCK_SIZE, blockCountFor, compressBlocks, inflateBlocks, rawBlockSize, type CompressOptions } from './deflateBlocks.js';
+import { BLOCK_SIZE, blockCountFor, compressBlocks, inflateBlocks, maxStoredBlockSize, rawBlockSize, type CompressOptions } from './deflateBlocks.js';
 
 export const COOKED_MAGIC = 0x444b434c; // 'LCKD'
 export const COOKED_VERSION = 1;
@@ -96,6 +96,9 @@ export function parseCookedHeader(bytes: Uint8Array, file: string, fileSize = by
       throw errors.cookedInvalid(file, `blockSizes[${i}]`, `stored block of ${s} bytes, expected ${rawBlockSize(rawSize, i)}`, at);
     }
     if (method === 1 && s === 0) throw errors.cookedInvalid(file, `blockSizes[${i}]`, 'a DEFLATE block cannot be empty', at);
+    if (method === 1 && s > maxStoredBlockSize(rawBlockSize(rawSize, i))) {
+      throw errors.cookedInvalid(file, `blockSizes[${i}]`, `${s} bytes is more than a block of ${rawBlockSize(rawSize, i)} raw bytes can take (${maxStoredBlockSize(rawBlockSize(rawSize, i))})`, at);
+    }
     blockSizes[i] = s;
     storedSize += s;
   }

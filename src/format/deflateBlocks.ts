@@ -58,6 +58,17 @@ export function rawBlockSize(rawSize: number, index: number): number {
   return Math.min(BLOCK_SIZE, rawSize - index * BLOCK_SIZE);
 }
 
+/**
+ * The most stored bytes a DEFLATE block of `rawSize` raw bytes may take. A DEFLATE stream can be
+ * padded without end (empty stored blocks), so readers need a bound before they allocate for a
+ * block: this one is generous for any real encoder (zlib's deflateBound is raw + raw/4096 +
+ * raw/16384 + 7; fixed Huffman codes at worst 9 bits per byte, raw/8 more) and keeps a window of
+ * 64 blocks under 5 MiB however the TOC or LCKD header lies.
+ */
+export function maxStoredBlockSize(rawSize: number): number {
+  return rawSize + (rawSize >>> 3) + 64;
+}
+
 /** Split raw bytes into 64 KiB views (no copy). */
 export function splitBlocks(raw: Uint8Array): Uint8Array[] {
   const out: Uint8Array[] = [];
@@ -124,14 +135,22 @@ export function decompressBlock(
   offset?: number,
 ): Uint8Array {
   let out: Buffer;
+  let consumed: number;
   try {
-    // One byte of headroom so an over-long block is seen as too long, not silently cut.
-    out = zlib.inflateRawSync(stored, { maxOutputLength: expectedRaw + 1 });
+    // One byte of headroom so an over-long block is seen as too long, not silently cut. `info`
+    // gives the engine, whose bytesWritten is the input the stream actually used: zlib stops at
+    // the final DEFLATE block and says nothing about bytes after it.
+    const r = zlib.inflateRawSync(stored, { maxOutputLength: expectedRaw + 1, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    out = r.buffer;
+    consumed = r.engine.bytesWritten;
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? `inflates to more than ${expectedRaw} bytes` : `is not valid DEFLATE (${(e as Error).message})`;
     throw fail(field, why, offset);
   }
   if (out.byteLength !== expectedRaw) throw fail(field, `inflates to ${out.byteLength} bytes, expected ${expectedRaw}`, offset);
+  if (consumed !== stored.byteLength) {
+    throw fail(field, `has ${stored.byteLength - consumed} bytes of junk after its DEFLATE stream ends`, offset === undefined ? undefined : offset + consumed);
+  }
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
