@@ -6,6 +6,8 @@ export type { CookerOpenOptions, FullCookOptions } from './Cooker.js';
 export type { CookStore, CookStoreRequest, CookStorePublish, StoredCook } from './CookStore.js';
 export { cookKeyFor, changedPart, COOK_FORMAT_VERSION } from './cookKey.js';
 export type { CookKey, CookKeyInput, CookKeyPart, CookKeyParts } from './cookKey.js';
+export { patchProject, resolveReleaseBase } from './patchProject.js';
+export type { PatchProjectOptions, PatchProjectResult } from './patchProject.js';
 export { assetCookContext, cookPackageAsset, cookTextAsset, cookedPathFor } from './cookAsset.js';
 export type { AssetCookContext, AssetCookResult, AssetStatus } from './cookAsset.js';
 export { CookCache, CACHE_FILE_NAME, JOURNAL_FILE_NAME, settingsHashes } from './cookCache.js';

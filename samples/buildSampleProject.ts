@@ -425,6 +425,8 @@ export function sampleAssets(): SampleAsset[] {
 }
 
 export const SAMPLE_CONFIG = {
+  // Editors validate and complete the config from the schema the package ships (config/).
+  $schema: '../../config/lumina-cook.schema.json',
   name: 'LuminaSample',
   cookRoots: ['/Game/Maps/Main'],
   plugins: [

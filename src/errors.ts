@@ -189,7 +189,7 @@ export const errors = {
     make('PAK_INVALID', `${field}: ${why}`, { file, field, offset }),
   pakPathInvalid: (file: string, entry: string, why: string) =>
     make('PAK_PATH_INVALID', `entry "${entry}" ${why}`, { file, field: 'path' }),
-  patchBaseInvalid: (file: string, why: string) => make('PATCH_BASE_INVALID', why, { file }),
+  patchBaseInvalid: (file: string, why: string, hint?: string) => make('PATCH_BASE_INVALID', why, { file, hint }),
   registryInvalid: (file: string, field: string, why: string, offset?: number) =>
     make('REGISTRY_INVALID', `${field}: ${why}`, { file, field, offset }),
   textureInvalid: (file: string, why: string, cause?: unknown) => make('TEXTURE_INVALID', why, { file }, cause),

@@ -6,14 +6,14 @@
  */
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { loadConfig } from '../../config/index.js';
 import { errors } from '../../src/errors.js';
 import { ProgressBar } from '../../src/log/progressBar.js';
 import { ProgressBus } from '../../src/log/events.js';
 import { createLogger, wantsJson } from '../../src/log/logger.js';
-import { makePatchCommand } from './pak.js';
+import { patchOutput } from './pak.js';
 import { cookProject, type CookSummary } from '../../cook/cookProject.js';
-import { formatBytes } from '../commandOutput.js';
+import { patchProject } from '../../cook/patchProject.js';
+import { formatBytes, printOutput } from '../commandOutput.js';
 
 export interface CookArgs {
   project?: string;
@@ -74,24 +74,41 @@ export const cookCommand: CommandModule<object, CookArgs> = {
   },
 };
 
-/**
- * `patch --base <release folder or release.json> --out <patch.pak> [--project DIR] [--ci]`:
- * cooks the current content (incrementally, through the cook cache), then builds the patch pak
- * from Saved/Cooked against the release. A failed cook writes no patch.
- */
-const basePatch = makePatchCommand(async (argv) => {
-  const a = argv as unknown as CookArgs;
-  const projectDir = path.resolve(a.project ?? '.');
-  const { config } = loadConfig(projectDir);
-  const summary = await cookProject({ config, ci: a.ci, log: createLogger({ json: wantsJson(a.json) }) });
-  if (!summary.ok) {
-    process.exitCode = 1;
-    throw errors.cookFailed(config.configFile, `the cook failed (${summary.problems.filter((p) => p.severity === 'error').length} errors), so no patch was written`);
-  }
-  return config.cookedDir;
-});
+interface PatchArgs extends CookArgs {
+  base: string;
+  out: string;
+  mountPoint?: string;
+}
 
-export const patchCommand: CommandModule = {
-  ...basePatch,
-  builder: (y) => withProject((basePatch.builder as (y: Argv) => Argv)(y)),
+/**
+ * `patch --base <release> --out <patch.pak> [--project DIR] [--ci]`: cooks the current content
+ * (incrementally, through the cook cache), then builds the patch pak against the release. `--base`
+ * is a release folder, its release.json or a release name, relative to the project; `--out` is
+ * relative to where the command runs. A failed cook writes no patch.
+ */
+export const patchCommand: CommandModule<object, PatchArgs> = {
+  command: 'patch',
+  describe: 'cook the current content and write a patch pak against a release',
+  builder: (y) =>
+    withProject(y)
+      .option('json', { type: 'boolean', describe: 'print JSON', default: false })
+      .option('base', { type: 'string', demandOption: true, describe: 'release folder, its release.json, or a release name (relative to the project)' })
+      .option('out', { type: 'string', demandOption: true, describe: 'patch pak to write' })
+      .option('mount-point', { type: 'string', default: '/' }) as unknown as Argv<PatchArgs>,
+  handler: async (a) => {
+    const r = await patchProject({
+      projectDir: path.resolve(a.project ?? '.'),
+      base: a.base,
+      out: path.resolve(a.out),
+      mountPoint: a.mountPoint,
+      ci: a.ci,
+      log: createLogger({ json: wantsJson(a.json) }),
+    });
+    if (!r.ok || !r.patch || !r.base) {
+      process.exitCode = 1;
+      const n = r.cook.problems.filter((p) => p.severity === 'error').length;
+      throw errors.cookFailed(r.configFile, `the cook failed (${n} errors), so no patch was written`);
+    }
+    printOutput(patchOutput(r.patch, r.base.name), a.json);
+  },
 };

@@ -126,9 +126,14 @@ export type PatchOutput = Omit<PatchSummary, 'baseTocHash' | 'tocHash'> & { base
 export async function runPatch(opts: { base: string; cookedDir: string; out: string; mountPoint?: string }): Promise<CommandOutput<PatchOutput>> {
   const base = await readReleaseManifest(opts.base);
   const s = await buildPatchPak({ base, entries: await collectSources(opts.cookedDir), out: opts.out, mountPoint: opts.mountPoint });
+  return patchOutput(s, base.name);
+}
+
+/** A written patch as command output: JSON-ready data and one line for people. */
+export function patchOutput(s: PatchSummary, baseName: string): CommandOutput<PatchOutput> {
   const data: PatchOutput = { ...s, baseTocHash: hashHex(s.baseTocHash), tocHash: hashHex(s.tocHash) };
   const text =
-    `patch ${s.file} against "${base.name}" (base ${data.baseTocHash}), priority ${s.priority}: ` +
+    `patch ${s.file} against "${baseName}" (base ${data.baseTocHash}), priority ${s.priority}: ` +
     `${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} removed, ${s.unchanged} unchanged\n`;
   return { data, text };
 }
