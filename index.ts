@@ -34,8 +34,8 @@ export { AssetRegistry, resolveCookRoots, findDependencyChain } from './src/regi
 export type { AssetRecord, ChainLink, CookRoot, RegistryChange, RegistryOptions, ScanProblem, ScanResult } from './src/registry/index.js';
 
 // Cooking and patching.
-export { cookProject, patchProject, resolveReleaseBase } from './cook/index.js';
-export type { CookProblem, CookProjectOptions, CookSummary, PatchProjectOptions, PatchProjectResult } from './cook/index.js';
+export { cookProject, patchProject, resolveReleaseBase, Cooker } from './cook/index.js';
+export type { AssetReport, CookerOpenOptions, CookProblem, CookProjectOptions, CookStore, CookSummary, FullCookOptions, PatchProjectOptions, PatchProjectResult } from './cook/index.js';
 export { cookTexture, decodeImage, generateMips } from './cook/texture/index.js';
 
 // Paks: write, read, mount (with patches and a loose-file overlay), diff, releases.
