@@ -47,6 +47,7 @@ import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
 import { openProjectRegistry } from './projectRegistry.js';
 import { writeChunkPaks, type PakOutput } from './writeChunkPaks.js';
 import { shipRelease } from './writeRelease.js';
+import { reportFiles, writeCookReport, type ReportFiles } from './report/writeCookReport.js';
 
 export const REGISTRY_ENTRY = 'AssetRegistry.bin';
 
@@ -106,6 +107,8 @@ export interface CookSummary {
   problems: CookProblem[];
   /** Every asset of the cook, sorted by GUID. */
   assetReports: AssetReport[];
+  /** Saved/Reports/cook.html and cook-report.json of this cook (absent with `report: false` or when they could not be written). */
+  report?: ReportFiles;
 }
 
 export interface CookerOpenOptions {
@@ -127,6 +130,8 @@ export interface FullCookOptions {
   paks?: boolean;
   /** Also write `Saved/Releases/<release>/`. */
   release?: string;
+  /** Write the cook report (default true). */
+  report?: boolean;
 }
 
 export class Cooker {
@@ -407,6 +412,14 @@ export class Cooker {
       { cooked: summary.cooked, cached: summary.cached, fetched: summary.fetched, failed: summary.failed, stripped: summary.strippedExports, bytesIn: summary.bytesIn, bytesOut: summary.bytesOut, ms: summary.ms, ...summary.phases },
       'cook finished',
     );
+    if (opts.report !== false) {
+      // The report is a view of the cook: failing to write it is a warning, never a failed cook.
+      const input = { config, summary, plan, roots: resolveCookRoots(this.registry, config).roots, records: this.registry.all() };
+      summary.report = await writeCookReport(input).catch((e: unknown) => {
+        this.report(isLuminaError(e) ? e : errors.ioFailed(reportFiles(config).html, 'write', e), 'warning', problems);
+        return undefined;
+      });
+    }
     return summary;
   }
 

@@ -29,13 +29,15 @@ export interface CookProjectOptions {
   registry?: RootLookup;
   /** A shared cache of cook results (remote cache). */
   store?: CookStore;
+  /** Write Saved/Reports/cook.html and cook-report.json (default true). */
+  report?: boolean;
 }
 
 /** Cook a project. Problems are in the summary (`ok` false on an error); only COOK_NO_ROOTS and bad configs throw. */
 export async function cookProject(opts: CookProjectOptions): Promise<CookSummary> {
   const cooker = await Cooker.open(opts);
   try {
-    return await cooker.cook({ paks: opts.paks, release: opts.release });
+    return await cooker.cook({ paks: opts.paks, release: opts.release, report: opts.report });
   } finally {
     cooker.close();
   }

@@ -34,6 +34,7 @@ export function formatSummary(s: CookSummary): string {
   ];
   for (const p of s.paks) lines.push(`  ${p.file}: ${p.entries} entries, ${formatBytes(p.bytes)}${p.written ? '' : ' (up to date)'}`);
   if (s.releaseManifest) lines.push(`  release: ${s.releaseManifest}`);
+  if (s.report) lines.push(`report: ${s.report.html}`);
   return lines.join('\n') + '\n';
 }
 

@@ -1,0 +1,4 @@
+/** The cook report: data (buildCookReport), page (renderReportHtml), files (writeCookReport). */
+export { buildCookReport, REPORT_VERSION, type CookReport, type ReportAsset, type ReportInput, type ReportReference } from './buildCookReport.js';
+export { renderReportHtml } from './renderReportHtml.js';
+export { reportFiles, writeCookReport, type ReportFiles } from './writeCookReport.js';
