@@ -32,6 +32,8 @@ import { ChangeBatcher, type ChangeBatch } from './ChangeBatcher.js';
 import { ControlServer, DAEMON_INFO_FILE, type DaemonStatus, type LastCook } from './controlServer.js';
 import { pidAlive } from '../src/util/pidAlive.js';
 import { IncrementalCook } from './IncrementalCook.js';
+import { ErrorBoard } from './ErrorBoard.js';
+import { reportFiles } from '../cook/report/writeCookReport.js';
 import { watchMounts, type MountWatcher } from './watcher.js';
 
 export interface DaemonOptions {
@@ -60,8 +62,6 @@ interface Session {
   watcher: MountWatcher;
 }
 
-const MAX_ERRORS = 50;
-
 export class Daemon {
   readonly bus: ProgressBus;
   private readonly log: Logger;
@@ -75,7 +75,8 @@ export class Daemon {
   private cookSeq = 0;
   private batches = 0;
   private lastCook: LastCook | null = null;
-  private readonly recentErrors: LuminaLog[] = [];
+  /** Current errors for /status and the status page; cleared as their files are fixed. */
+  private readonly errorBoard: ErrorBoard;
   private consolidateTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<{ finished: boolean }> | undefined;
 
@@ -86,6 +87,7 @@ export class Daemon {
   private constructor(private readonly opts: DaemonOptions) {
     this.log = opts.log ?? silentLogger;
     this.bus = opts.bus ?? new ProgressBus();
+    this.errorBoard = new ErrorBoard(this.bus, () => (this.session as Session | undefined)?.config.projectDir ?? opts.projectDir);
   }
 
   /** Start a daemon on `projectDir`. Resolves once the first cook is done and events are live. */
@@ -102,6 +104,7 @@ export class Daemon {
       status: () => d.status(),
       triggerCook: () => d.triggerCook(),
       shutdown: () => void d.stop(),
+      reportFile: () => d.reportFile(),
     });
     try {
       d.session = await d.openSession(config);
@@ -116,6 +119,16 @@ export class Daemon {
   /** Port and token of the control API. */
   get control(): { url: string; port: number; token: string } {
     return { url: this.server.url, port: this.server.port, token: this.server.token };
+  }
+
+  /** A fresh one-time URL that logs a browser in to the status page. */
+  loginUrl(): string {
+    return this.server.loginUrl();
+  }
+
+  private reportFile(): string | undefined {
+    const s = this.session as Session | undefined;
+    return s && reportFiles(s.config).html;
   }
 
   get config(): ProjectConfig {
@@ -168,18 +181,9 @@ export class Daemon {
     return run;
   }
 
-  private noteError(log: LuminaLog): void {
-    this.recentErrors.push(log);
-    if (this.recentErrors.length > MAX_ERRORS) this.recentErrors.splice(0, this.recentErrors.length - MAX_ERRORS);
-  }
-
   private noteProblem(p: { code: string; message: string; file?: string; severity?: 'error' | 'warning' }): void {
     const log = { code: p.code, message: p.message, file: p.file } as LuminaLog;
-    if (p.severity === 'warning') this.bus.emit({ type: 'WARNING', log });
-    else {
-      this.noteError(log);
-      this.bus.emit({ type: 'ERROR', log });
-    }
+    this.bus.emit({ type: p.severity === 'warning' ? 'WARNING' : 'ERROR', log });
   }
 
   private runBatch(batch: ChangeBatch): Promise<void> {
@@ -202,19 +206,18 @@ export class Daemon {
         // The registry cache is advisory (a stale one only costs reads on the next scan), so it
         // is saved after the dev pak, off the latency path, instead of inside updateFiles.
         await s.registry.save().catch((e: unknown) => this.log.warn({ err: e }, 'registry cache not saved'));
-        for (const f of r.failed) this.noteError(f);
         summary = { changed: change.added.length + change.changed.length, removed: change.removed.length, cooked: r.cooked };
         ok = r.failed.length === 0;
         this.log.info({ batch: batch.seq, files: batch.changes.length, ...summary, devPak: r.devPakWritten, ms: Math.round(performance.now() - t0) }, 'batch done');
       } catch (e) {
         const log = isLuminaError(e) ? e.toLog() : ({ code: 'IO_FAILED', message: String((e as Error)?.message ?? e) } as LuminaLog);
-        this.noteError(log);
         this.bus.emit({ type: 'ERROR', log });
         this.log.error({ code: log.code, file: log.file, batch: batch.seq }, log.message);
       } finally {
         const ms = performance.now() - t0;
         this.batches++;
         this.lastCook = { id, kind: 'batch', ok, startedAt, ms: Math.round(ms), summary };
+        this.errorBoard.settleBatch([...batch.changes.map((c) => c.file), ...batch.removedDirs]);
         this.bus.emit({ type: 'BATCH_END', batch: batch.seq, ms, ok, ...summary });
         this.state = 'idle';
         this.armConsolidate();
@@ -264,13 +267,12 @@ export class Daemon {
       try {
         summary = await s.cooker.cook();
         ok = summary.ok;
-        for (const p of summary.problems) if (p.severity === 'error') this.noteError(p);
+        if (ok) this.errorBoard.clearUnfiled();
         // Only a cook that wrote the paks makes the dev pak redundant.
         s.cook.reset();
         if (ok) await s.cook.devPak.clear();
       } catch (e) {
         const log = isLuminaError(e) ? e.toLog() : ({ code: 'COOK_FAILED', message: String((e as Error)?.message ?? e) } as LuminaLog);
-        this.noteError(log);
         this.bus.emit({ type: 'ERROR', log });
         this.log.error({ code: log.code, file: log.file }, log.message);
         // Nothing to cook (no roots) still leaves text assets and edits to track.
@@ -300,7 +302,8 @@ export class Daemon {
       queue: (s?.batcher.queued ?? 0) + (this.fullCookPending && !this.fullCookPending.started ? 1 : 0),
       batches: this.batches,
       lastCook: this.lastCook,
-      errors: [...this.recentErrors],
+      errors: this.errorBoard.list(),
+      report: s !== undefined && fs.existsSync(reportFiles(s.config).html),
     };
   }
 

@@ -56,3 +56,8 @@ export async function daemonCook(intermediatesDir: string): Promise<{ id: string
 export async function daemonShutdown(intermediatesDir: string): Promise<{ stopping: boolean }> {
   return daemonRequest(readDaemonInfo(intermediatesDir), 'POST', '/shutdown');
 }
+
+/** A fresh one-time login URL for the daemon's status page. */
+export async function daemonLoginUrl(intermediatesDir: string): Promise<{ url: string }> {
+  return daemonRequest(readDaemonInfo(intermediatesDir), 'POST', '/login-url');
+}

@@ -15,9 +15,12 @@ export interface WatchArgs {
  * in-flight batch finishes or is abandoned after 10 s); a second one exits at once, which is safe
  * because every output is written atomically. Resolves with the exit code.
  */
-export async function runWatch(args: WatchArgs, opts: { log?: Logger } = {}): Promise<number> {
+export async function runWatch(args: WatchArgs, opts: { log?: Logger; onStarted?: (daemon: Daemon) => void } = {}): Promise<number> {
   const log = opts.log ?? createLogger({ json: args.json });
-  const daemon = await Daemon.start({ projectDir: path.resolve(args.project ?? '.'), log, port: args.port, debounceMs: args.debounce });
+  // Signals are handled from before the start: the control API reports "idle" before start()
+  // returns, and a SIGTERM in that window must still stop gracefully (it used to kill the process).
+  let daemon: Daemon | undefined;
+  let stopAsked = false;
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     signals++;
@@ -26,11 +29,15 @@ export async function runWatch(args: WatchArgs, opts: { log?: Logger } = {}): Pr
       process.exit(130);
     }
     log.info({ signal: sig }, 'stopping');
-    void daemon.stop();
+    stopAsked = true;
+    void daemon?.stop();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
+    daemon = await Daemon.start({ projectDir: path.resolve(args.project ?? '.'), log, port: args.port, debounceMs: args.debounce });
+    if (stopAsked) void daemon.stop();
+    else opts.onStarted?.(daemon);
     await daemon.stopped;
   } finally {
     process.off('SIGINT', onSignal);

@@ -1,6 +1,6 @@
 /**
  * `lumina-cook watch [--project DIR] [--json]` runs the daemon in the foreground until SIGINT or
- * SIGTERM (or POST /shutdown); `lumina-cook daemon status|cook|stop` talks to a running one.
+ * SIGTERM (or POST /shutdown); `lumina-cook daemon status|cook|stop|url` talks to a running one.
  * Both are thin wrappers over Daemon and daemonClient.
  */
 import path from 'node:path';
@@ -8,7 +8,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../config/index.js';
 import { errors, formatLog } from '../../src/errors.js';
 import { runWatch, type WatchArgs } from '../../watch/runWatch.js';
-import { daemonCook, daemonShutdown, daemonStatus } from '../../watch/daemonClient.js';
+import { daemonCook, daemonLoginUrl, daemonShutdown, daemonStatus } from '../../watch/daemonClient.js';
 
 export type { WatchArgs } from '../../watch/runWatch.js';
 
@@ -25,12 +25,15 @@ export const watchCommand: CommandModule<object, WatchArgs> = {
       .option('port', { type: 'number', describe: 'control API port on 127.0.0.1 (default: watch.port, 0 = any free port)' })
       .option('debounce', { type: 'number', describe: 'quiet time in ms that closes a batch (default: watch.debounceMs)' }) as unknown as Argv<WatchArgs>,
   handler: async (a) => {
-    process.exitCode = await runWatch(a);
+    process.exitCode = await runWatch(a, {
+      // The one-time login link for the status page (spent on first use; `daemon url` mints another).
+      onStarted: (d) => process.stdout.write(a.json ? `${JSON.stringify({ statusPage: d.loginUrl() })}\n` : `status page: ${d.loginUrl()}\n`),
+    });
   },
 };
 
 interface DaemonArgs {
-  action: 'status' | 'cook' | 'stop';
+  action: 'status' | 'cook' | 'stop' | 'url';
   project?: string;
   json?: boolean;
 }
@@ -39,7 +42,8 @@ interface DaemonArgs {
 export async function runDaemonClient(a: DaemonArgs, out: NodeJS.WritableStream = process.stdout): Promise<unknown> {
   const { config } = loadConfig(path.resolve(a.project ?? '.'));
   const dir = config.intermediatesDir;
-  const result = a.action === 'status' ? await daemonStatus(dir) : a.action === 'cook' ? await daemonCook(dir) : await daemonShutdown(dir);
+  const result =
+    a.action === 'status' ? await daemonStatus(dir) : a.action === 'cook' ? await daemonCook(dir) : a.action === 'url' ? await daemonLoginUrl(dir) : await daemonShutdown(dir);
   if (a.json) {
     out.write(`${JSON.stringify(result)}\n`);
   } else if (a.action === 'status') {
@@ -50,6 +54,8 @@ export async function runDaemonClient(a: DaemonArgs, out: NodeJS.WritableStream 
   } else if (a.action === 'cook') {
     const c = result as { id: string; joined: boolean };
     out.write(`${c.joined ? 'joined' : 'started'} ${c.id}\n`);
+  } else if (a.action === 'url') {
+    out.write(`${(result as { url: string }).url}\n`);
   } else {
     out.write('stopping\n');
   }
@@ -58,11 +64,11 @@ export async function runDaemonClient(a: DaemonArgs, out: NodeJS.WritableStream 
 
 export const daemonCommand: CommandModule<object, DaemonArgs> = {
   command: 'daemon <action>',
-  describe: 'talk to a running watch daemon: status, cook, stop',
+  describe: 'talk to a running watch daemon: status, cook, stop, url (a one-time status page login)',
   builder: (y) =>
-    withProject(y).positional('action', { choices: ['status', 'cook', 'stop'] as const, demandOption: true }) as unknown as Argv<DaemonArgs>,
+    withProject(y).positional('action', { choices: ['status', 'cook', 'stop', 'url'] as const, demandOption: true }) as unknown as Argv<DaemonArgs>,
   handler: async (a) => {
-    if (!['status', 'cook', 'stop'].includes(a.action)) throw errors.usage(`unknown daemon action "${a.action}"`, 'use status, cook or stop');
+    if (!['status', 'cook', 'stop', 'url'].includes(a.action)) throw errors.usage(`unknown daemon action "${a.action}"`, 'use status, cook, stop or url');
     await runDaemonClient(a);
   },
 };
