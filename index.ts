@@ -37,6 +37,8 @@ export type { AssetRecord, ChainLink, CookRoot, RegistryChange, RegistryOptions,
 export { cookProject, patchProject, resolveReleaseBase, Cooker } from './cook/index.js';
 export type { AssetReport, CookerOpenOptions, CookProblem, CookProjectOptions, CookStore, CookSummary, FullCookOptions, PatchProjectOptions, PatchProjectResult } from './cook/index.js';
 export { cookTexture, decodeImage, generateMips } from './cook/texture/index.js';
+export { buildCookReport, renderReportHtml, reportFiles, writeCookReport } from './cook/report/index.js';
+export type { CookReport, ReportAsset, ReportFiles, ReportReference } from './cook/report/index.js';
 
 // Paks: write, read, mount (with patches and a loose-file overlay), diff, releases.
 export { writePak, PakReader, MountedPaks, diffPaks, buildPatchPak, writeRelease, readReleaseManifest, collectSources } from './pak/index.js';
