@@ -22,6 +22,7 @@ import PQueue from 'p-queue';
 import { loadConfig, type ProjectConfig } from '../config/index.js';
 import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/errors.js';
 import { encodeCookedRegistry } from '../src/format/cookedRegistry.js';
+import { DependencyType } from '../src/format/packageTypes.js';
 import { ProgressBus } from '../src/log/events.js';
 import { createDebugger, silentLogger, type Logger } from '../src/log/logger.js';
 import { sweepTempFiles } from '../src/util/atomicWrite.js';
@@ -145,8 +146,10 @@ export class Cooker {
   /** The plan of the last `plan()` (the last full cook's, or a daemon batch's). */
   lastPlan: CookPlan | undefined;
   private readonly ctx: AssetCookContext;
-  /** Problems found while opening (config, scan, cache): reported by the next full cook. */
+  /** Problems found while opening (cache): reported by the next full cook. */
   private pending: CookProblem[] = [];
+  /** The open's scan problems, severity 'error' for content problems and 'warning' for a rebuilt cache; the cook decides. */
+  private scanProblems: CookProblem[] = [];
   private scanMs = 0;
   /** Publishes in flight to the store. */
   private publishing = new Set<Promise<void>>();
@@ -186,7 +189,7 @@ export class Cooker {
     await sweepTempFiles(config.paksDir);
     await sweepTempFiles(config.intermediatesDir);
 
-    const pending: CookProblem[] = [];
+    const scanProblems: CookProblem[] = [];
     let registry = opts.registry;
     let scanMs = 0;
     if (!registry) {
@@ -194,15 +197,15 @@ export class Cooker {
       const t0 = performance.now();
       const opened = await openProjectRegistry(config, { mintSidecars: !ci, log });
       registry = opened.registry;
-      // A content problem is a warning locally and an error under --ci; a rebuilt cache only ever warns.
-      for (const { severity, ...p } of opened.problems) pending.push({ ...p, severity: severity === 'warning' ? 'warning' : ci ? 'error' : 'warning' });
+      // Severities are decided by the cook, which knows what the roots reach (see classifyScanProblems).
+      scanProblems.push(...opened.problems);
       scanMs = performance.now() - t0;
       bus.emit({ type: 'END', phase: 'scan', ms: scanMs, ok: true });
     }
     const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
     const cooker = new Cooker({ config, registry, cache, ci, log, bus, store: opts.store });
     cooker.scanMs = scanMs;
-    for (const p of pending) cooker.report(p, p.severity, cooker.pending);
+    cooker.scanProblems = scanProblems;
     if (warning) cooker.report(warning, 'warning', cooker.pending);
     return cooker;
   }
@@ -324,9 +327,29 @@ export class Cooker {
 
     const planStart = performance.now();
     const plan = this.plan();
-    for (const m of plan.missingRoots) this.report(errors.assetNotFound(m, { file: config.configFile, ...declaredBy(config, m) }), ciSeverity, problems);
+    // Failure semantics (the same in every mode, --ci only adds to them):
+    // - a root whose file is there but cannot be read, a text asset that cannot be read (text
+    //   assets always ship) and a missing Hard dependency are errors: the paks would lack content
+    //   the roots reach, so the last good paks stay;
+    // - other scan problems (a package nothing reaches, sidecars), Soft misses and roots that name
+    //   no file are warnings, errors under --ci.
+    const scanProblems = this.scanProblems;
+    this.scanProblems = [];
+    const rootFiles = new Set(plan.missingRoots.flatMap((r) => rootFileCandidates(config, r)));
+    for (const p of scanProblems) {
+      const severity = p.severity === 'warning' ? 'warning' : p.file !== undefined && (rootFiles.has(path.resolve(p.file)) || unreadableText(p)) ? 'error' : ciSeverity;
+      const { severity: _, ...log } = p;
+      this.report(log, severity, problems);
+    }
+    for (const m of plan.missingRoots) {
+      const unreadable = rootFileCandidates(config, m).some((f) => scanProblems.some((p) => p.file !== undefined && path.resolve(p.file) === f));
+      const e = errors.assetNotFound(m, { file: config.configFile, ...declaredBy(config, m) });
+      this.report(unreadable ? { ...e.toLog(), hint: 'its file is there but cannot be read (see the error naming it)' } : e, unreadable ? 'error' : ciSeverity, problems);
+    }
     if (plan.rootCount === 0) throw errors.cookNoRoots(config.configFile);
-    for (const m of plan.missing) this.report(errors.dependencyMissing(m.referrer.file, m.guid), ciSeverity, problems);
+    for (const m of plan.missing) {
+      this.report(errors.dependencyMissing(m.referrer.file, m.guid), m.type === DependencyType.Hard ? 'error' : ciSeverity, problems);
+    }
     if (plan.softExcluded.length) log.info({ count: plan.softExcluded.length }, 'soft references left out of the cook (cook.soft is "exclude")');
     if (plan.softOnly) log.info({ count: plan.softOnly }, 'assets included only through soft references');
     const planMs = performance.now() - planStart;
@@ -373,7 +396,6 @@ export class Cooker {
       await queue.onIdle();
     } finally {
       // Every finished asset is already journaled; fold the journal when it has grown.
-      this.cache.prune((guid) => this.registry.get(guid) !== undefined);
       await this.saveCache(problems);
     }
     await this.flushStore();
@@ -384,27 +406,32 @@ export class Cooker {
       .sort((x, y) => (x.guid < y.guid ? -1 : x.guid > y.guid ? 1 : 0));
 
     // ---- registry, stale outputs, paks ----
-    const outputsStart = performance.now();
-    const shipped = all.filter((a) => results.get(a.record.guid)?.output !== undefined);
-    const registryBytes = this.registryBytes(shipped.map((a) => a.record));
-    const registryFile = path.join(config.cookedDir, REGISTRY_ENTRY);
-    await writeIfChanged(registryFile, registryBytes);
-    // Forget what no longer ships before its output goes: an entry must never outlive its file.
-    const shippedGuids = new Set(shipped.map((a) => a.record.guid));
-    this.cache.prune((guid) => shippedGuids.has(guid));
-    await removeStale(config.cookedDir, new Set([registryFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
-    summary.phases.outputs = Math.round(performance.now() - outputsStart);
-
     summary.ok = !problems.some((p) => p.severity === 'error');
+    const shipped = all.filter((a) => results.get(a.record.guid)?.output !== undefined);
+    let registryBytes: Uint8Array | undefined;
+    if (summary.ok) {
+      // Only a cook that succeeds is the truth about what ships: a failed one (a root that could
+      // not be read plans too little) must not sweep the outputs and cache entries of assets it
+      // merely failed to reach, or fixing the file would cost their re-cook.
+      const outputsStart = performance.now();
+      registryBytes = this.registryBytes(shipped.map((a) => a.record));
+      const registryFile = path.join(config.cookedDir, REGISTRY_ENTRY);
+      await writeIfChanged(registryFile, registryBytes);
+      // Forget what no longer ships before its output goes: an entry must never outlive its file.
+      const shippedGuids = new Set(shipped.map((a) => a.record.guid));
+      this.cache.prune((guid) => shippedGuids.has(guid));
+      await removeStale(config.cookedDir, new Set([registryFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
+      summary.phases.outputs = Math.round(performance.now() - outputsStart);
+    }
     if (summary.ok && opts.paks !== false) {
       bus.emit({ type: 'START', phase: 'pak', total: plan.chunks.length });
       const pakStart = performance.now();
-      summary.paks = await writeChunkPaks({ config, plan: shippedPlan(plan, shipped), results, registryBytes, cache: this.cache, bus });
+      summary.paks = await writeChunkPaks({ config, plan: shippedPlan(plan, shipped), results, registryBytes: registryBytes!, cache: this.cache, bus });
       summary.phases.paks = Math.round(performance.now() - pakStart);
       bus.emit({ type: 'END', phase: 'pak', ms: summary.phases.paks, ok: true });
-      if (opts.release !== undefined) summary.releaseManifest = await shipRelease(config, opts.release, summary.paks, registryBytes);
+      if (opts.release !== undefined) summary.releaseManifest = await shipRelease(config, opts.release, summary.paks, registryBytes!);
     } else if (!summary.ok) {
-      log.error({ errors: problems.filter((p) => p.severity === 'error').length }, 'cook failed: paks were not written');
+      log.error({ errors: problems.filter((p) => p.severity === 'error').length }, 'cook failed: paks were not written, the last good ones are untouched');
     }
     await this.saveCache(problems);
     summary.ms = Math.round(performance.now() - started);
@@ -433,6 +460,25 @@ export class Cooker {
     while (this.publishing.size) await Promise.all([...this.publishing]);
     await this.store?.flush?.().catch(() => {});
   }
+}
+
+/** Where a root's package file would be (`/Game/Maps/Main` or `/Game/Maps/Main.Main`), per mount. */
+function rootFileCandidates(config: ProjectConfig, root: string): string[] {
+  const out: string[] = [];
+  for (const m of config.mounts) {
+    if (!root.startsWith(m.alias + '/')) continue;
+    let rel = root.slice(m.alias.length + 1);
+    const slash = rel.lastIndexOf('/');
+    const dot = rel.lastIndexOf('.');
+    if (dot > slash) rel = rel.slice(0, dot);
+    out.push(path.resolve(m.dir, ...rel.split('/')) + '.lasset');
+  }
+  return out;
+}
+
+/** A text asset that could not be read (not a sidecar problem): text assets always ship. */
+function unreadableText(p: CookProblem): boolean {
+  return p.file !== undefined && /\.(rml|rcss|luau)$/i.test(p.file) && !p.code.startsWith('LMETA_') && p.code !== 'DUPLICATE_GUID';
 }
 
 /** Which config key declared a root that matched nothing, for the problem's location. */

@@ -151,7 +151,8 @@ export class Daemon {
 
   private async openSession(config: ProjectConfig): Promise<Session> {
     await sweepProject(config, this.log);
-    const registry = await AssetRegistry.open({ config, log: this.log, mintSidecars: true, autoSave: false });
+    // A file that turns corrupt keeps shipping its last good version while the error is shown.
+    const registry = await AssetRegistry.open({ config, log: this.log, mintSidecars: true, autoSave: false, keepLastGood: true });
     const scan = await registry.scan();
     this.bus.emit({ type: 'SCAN_END', assets: scan.assets, read: scan.read, cached: scan.cached, removed: scan.removed, ms: scan.ms });
     for (const p of scan.problems) this.noteProblem(p);
@@ -181,8 +182,9 @@ export class Daemon {
     return run;
   }
 
-  private noteProblem(p: { code: string; message: string; file?: string; severity?: 'error' | 'warning' }): void {
+  private noteProblem(p: { code: string; message: string; file?: string; hint?: string; severity?: 'error' | 'warning' }): void {
     const log = { code: p.code, message: p.message, file: p.file } as LuminaLog;
+    if (p.hint) log.hint = p.hint;
     this.bus.emit({ type: p.severity === 'warning' ? 'WARNING' : 'ERROR', log });
   }
 

@@ -32,6 +32,9 @@ export function formatSummary(s: CookSummary): string {
       `${formatBytes(s.bytesIn)} in -> ${formatBytes(s.bytesOut)} out, ${(s.ms / 1000).toFixed(2)} s` +
       `${errorsN || warningsN ? `; ${errorsN} errors, ${warningsN} warnings` : ''}`,
   ];
+  // Each error with its file, so a failed cook says what to fix without scrolling the log.
+  for (const p of s.problems) if (p.severity === 'error') lines.push(`  error ${p.code}${p.file ? ` ${p.file}` : ''}${p.field ? ` (${p.field})` : ''}: ${p.message}`);
+  if (!s.ok) lines.push('  the paks were not written: the last good ones are untouched');
   for (const p of s.paks) lines.push(`  ${p.file}: ${p.entries} entries, ${formatBytes(p.bytes)}${p.written ? '' : ' (up to date)'}`);
   if (s.releaseManifest) lines.push(`  release: ${s.releaseManifest}`);
   if (s.report) lines.push(`report: ${s.report.html}`);

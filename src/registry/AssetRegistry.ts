@@ -45,6 +45,12 @@ export interface RegistryOptions {
    * itself (the cook, with its own severities) passes false so nothing is said twice.
    */
   logProblems?: boolean;
+  /**
+   * A file that was an asset and now cannot be read keeps its last good record (and the problem
+   * is reported each time it is read), so what ships does not change until the file is fixed.
+   * The watch daemon's choice; a cook wants the truth. Default false.
+   */
+  keepLastGood?: boolean;
 }
 
 /** One notification per batch (a `scan` or `updateFiles` call): GUIDs, each list sorted. */
@@ -102,6 +108,7 @@ export class AssetRegistry {
   private readonly autoSave: boolean;
   private readonly concurrency: number;
   private readonly logProblems: boolean;
+  private readonly keepLastGood: boolean;
   private readonly content: ContentMount[];
   /** Folders that belong to some other mount (or a disabled plugin): never walked twice. */
   private readonly mountDirs: Set<string>;
@@ -126,6 +133,7 @@ export class AssetRegistry {
     this.autoSave = opts.autoSave ?? true;
     this.concurrency = opts.concurrency ?? 32;
     this.logProblems = opts.logProblems ?? true;
+    this.keepLastGood = opts.keepLastGood ?? false;
     this.cacheFile = opts.cacheFile ?? path.join(config.intermediatesDir, CACHE_FILE_NAME);
     for (const m of config.mounts) this.vfs.mount(m.alias, m.dir);
     this.content = this.vfs.mounts();
@@ -496,6 +504,19 @@ export class AssetRegistry {
         } catch (e) {
           result.read++;
           const old = this.entries.get(f.file);
+          if (old && this.keepLastGood && old.mount === f.mount && old.mountDir === f.mountDir) {
+            // Its recorded mtime and size stay the old ones, so every later look re-reads the file
+            // (and reports it again) until it is fixed.
+            old.gen = gen;
+            if (!old.live) {
+              old.live = true;
+              batch.upserts.push(old);
+            }
+            const p = this.problemOf(e, f.file);
+            p.hint = 'the last good version still ships until the file is fixed';
+            this.warn(result.problems, p);
+            return;
+          }
           if (old) {
             this.entries.delete(f.file);
             this.dirty = true;

@@ -193,11 +193,27 @@ describe('cookProject', () => {
     expect(await pakPaths(path.join(dir, 'Saved/Paks/Main.pak'))).not.toContain('/Game/Env/Sky.lasset');
   });
 
-  it('reports a missing dependency with its referrer: a warning, an error under --ci', async () => {
-    const missing = { 'Content/Props/Rock.lasset': asset(g(2), 'Rock', { imports: [hard(g(0x99))] }) };
-    const dir = await project({}, missing);
-    const s = await cookProject({ projectDir: dir });
+  it('a missing Hard dependency fails the cook in every mode, naming its referrer; the last good paks stay', async () => {
+    const dir = await project();
+    expect((await cookProject({ projectDir: dir })).ok).toBe(true);
+    const before = await fsp.readFile(path.join(dir, 'Saved/Paks/Main.pak'));
+    await writeFixture(dir, 'Content/Props/Rock.lasset', asset(g(2), 'Rock', { imports: [hard(g(0x99))] }));
     const rock = path.join(dir, 'Content/Props/Rock.lasset');
+    for (const ci of [false, true]) {
+      const s = await cookProject({ projectDir: dir, ci });
+      expect(s.ok).toBe(false);
+      expect(errorsOf(s)).toEqual([{ code: 'DEPENDENCY_MISSING', message: `references ${g(0x99)}, which no mounted asset has`, file: rock }]);
+      expect(s.paks).toEqual([]);
+      // The rest still cooked: Rock's new bytes are cached for the next cook.
+      expect(s.assetReports.find((r) => r.path === '/Game/Props/Rock.lasset')).toMatchObject({ status: ci ? 'cached' : 'cooked' });
+      expect((await fsp.readFile(path.join(dir, 'Saved/Paks/Main.pak'))).equals(before)).toBe(true);
+    }
+  });
+
+  it('a missing Soft dependency is a warning, an error under --ci', async () => {
+    const dir = await project({}, { 'Content/Props/Rock.lasset': asset(g(2), 'Rock', { imports: [soft(g(0x99))] }) });
+    const rock = path.join(dir, 'Content/Props/Rock.lasset');
+    const s = await cookProject({ projectDir: dir });
     expect(s.ok).toBe(true);
     expect(s.problems.filter((p) => p.code === 'DEPENDENCY_MISSING')).toEqual([
       { code: 'DEPENDENCY_MISSING', message: `references ${g(0x99)}, which no mounted asset has`, file: rock, severity: 'warning' },
