@@ -49,9 +49,12 @@ describe('cook --release, then patch', () => {
     expect(manifest.name).toBe('1.0');
     const basePaks = [path.join(release, 'Main.pak'), path.join(release, 'Foliage.pak')];
 
-    // Change a text asset, delete a mesh (and with it what only it reached), add a new package.
+    // Change a text asset, delete the streamed sub-level and the mesh only it places (and with them
+    // what only they reached; Main's soft reference to the sub-level is a warning, a missing Hard
+    // dependency would fail the cook), add a new package.
     const menu = path.join(project, 'Content/UI/MainMenu.rml');
     await fs.writeFile(menu, `${await fs.readFile(menu, 'utf8')}\n<!-- patched -->\n`);
+    await fs.rm(path.join(project, 'Content/Maps/Main_Streaming.lasset'));
     await fs.rm(path.join(project, 'Content/Meshes/Boulder.lasset'));
     await fs.writeFile(
       path.join(project, 'Content/Data/Balance.lasset'),
@@ -69,6 +72,7 @@ describe('cook --release, then patch', () => {
     expect(summary.added).toContain('/Game/Data/Balance.lasset');
     expect(summary.changed).toContain('/Game/UI/MainMenu.rml');
     expect(summary.removed).toContain('/Game/Meshes/Boulder.lasset');
+    expect(summary.removed).toContain('/Game/Maps/Main_Streaming.lasset');
 
     // The outside reader (written from FORMAT.md alone) sees a patch pak over the base's TOC.
     const outside = JSON.parse(execFileSync('python3', [path.join(REPO, 'test/conformance/read_lumina.py'), patchFile]).toString());
