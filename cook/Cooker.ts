@@ -77,6 +77,8 @@ export interface AssetReport {
 
 export interface CookSummary {
   ok: boolean;
+  /** Stopped by `signal` (Ctrl-C) before every asset was cooked; the finished ones are cached. */
+  interrupted: boolean;
   /** Packages and text assets in the cook. */
   assets: number;
   cooked: number;
@@ -133,6 +135,11 @@ export interface FullCookOptions {
   release?: string;
   /** Write the cook report (default true). */
   report?: boolean;
+  /**
+   * Stop early (Ctrl-C): no new asset starts, those in flight finish (each is journaled in the
+   * cook cache as it finishes), and the cook ends as interrupted: not ok, no pak written.
+   */
+  signal?: AbortSignal;
 }
 
 export class Cooker {
@@ -359,6 +366,7 @@ export class Cooker {
     const results = new Map<string, AssetCookResult>();
     const summary: CookSummary = {
       ok: true,
+      interrupted: false,
       assets: all.length,
       cooked: 0,
       cached: 0,
@@ -385,9 +393,20 @@ export class Cooker {
     bus.emit({ type: 'START', phase: 'cook', total: all.length });
     const cookStart = performance.now();
     const queue = new PQueue({ concurrency: config.cook.concurrency || Math.max(2, os.availableParallelism() * 2) });
+    const stop = () => queue.clear();
+    opts.signal?.addEventListener('abort', stop, { once: true });
     try {
+      // Most assets cook without touching the event loop (sync reads, writes and small DEFLATEs all
+      // resolve as microtasks), so signals, timers and sockets would wait for the whole cook:
+      // give the loop a turn every ~20 ms.
+      let turn = performance.now();
       for (const a of all) {
         void queue.add(async () => {
+          if (performance.now() - turn > 20) {
+            await new Promise((r) => setImmediate(r));
+            turn = performance.now();
+            if (opts.signal?.aborted) return;
+          }
           const res = await this.cookAsset(a.record, problems);
           results.set(a.record.guid, res);
           tally(summary, res);
@@ -395,13 +414,20 @@ export class Cooker {
       }
       await queue.onIdle();
     } finally {
+      opts.signal?.removeEventListener('abort', stop);
       // Every finished asset is already journaled; fold the journal when it has grown.
       await this.saveCache(problems);
+    }
+    if (opts.signal?.aborted) {
+      summary.interrupted = true;
+      const done = results.size;
+      this.report(errors.cookFailed(config.configFile, `interrupted after ${done} of ${all.length} assets; the finished ones are in the cook cache, the paks were not written`), 'error', problems);
     }
     await this.flushStore();
     summary.phases.cook = Math.round(performance.now() - cookStart);
     bus.emit({ type: 'END', phase: 'cook', ms: summary.phases.cook, ok: summary.failed === 0 });
     summary.assetReports = all
+      .filter((a) => results.has(a.record.guid))
       .map((a) => report(a, results.get(a.record.guid)!))
       .sort((x, y) => (x.guid < y.guid ? -1 : x.guid > y.guid ? 1 : 0));
 

@@ -31,13 +31,15 @@ export interface CookProjectOptions {
   store?: CookStore;
   /** Write Saved/Reports/cook.html and cook-report.json (default true). */
   report?: boolean;
+  /** Ctrl-C: stop after the assets in flight (see FullCookOptions.signal). */
+  signal?: AbortSignal;
 }
 
 /** Cook a project. Problems are in the summary (`ok` false on an error); only COOK_NO_ROOTS and bad configs throw. */
 export async function cookProject(opts: CookProjectOptions): Promise<CookSummary> {
   const cooker = await Cooker.open(opts);
   try {
-    return await cooker.cook({ paks: opts.paks, release: opts.release, report: opts.report });
+    return await cooker.cook({ paks: opts.paks, release: opts.release, report: opts.report, signal: opts.signal });
   } finally {
     cooker.close();
   }

@@ -27,7 +27,7 @@ export function formatSummary(s: CookSummary): string {
   const errorsN = s.problems.filter((p) => p.severity === 'error').length;
   const warningsN = s.problems.length - errorsN;
   const lines = [
-    `${s.ok ? 'cooked' : 'cook FAILED'}: ${s.assets} assets (${s.cooked} cooked, ${s.cached} cached, ${s.failed} failed` +
+    `${s.ok ? 'cooked' : s.interrupted ? 'cook INTERRUPTED' : 'cook FAILED'}: ${s.assets} assets (${s.cooked} cooked, ${s.cached} cached, ${s.failed} failed` +
       `${s.verbatim ? `, ${s.verbatim} verbatim` : ''}), ${s.strippedExports} stripped objects, ` +
       `${formatBytes(s.bytesIn)} in -> ${formatBytes(s.bytesOut)} out, ${(s.ms / 1000).toFixed(2)} s` +
       `${errorsN || warningsN ? `; ${errorsN} errors, ${warningsN} warnings` : ''}`,
@@ -48,13 +48,26 @@ export async function runCook(args: CookArgs): Promise<CookSummary> {
   const bar = !json && process.stderr.isTTY ? new ProgressBar(process.stderr).attach(bus) : undefined;
   const log = createLogger({ json, destination: bar?.logStream() });
   let summary: CookSummary;
+  // Ctrl-C (or SIGTERM): finish the assets in flight, print the summary, exit 130. Each finished
+  // asset is already in the cook cache journal, so a second Ctrl-C quits at once and loses nothing.
+  const ac = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (ac.signal.aborted) process.exit(130);
+    log.warn({ signal: sig }, 'stopping: finishing the assets in flight (again to quit at once)');
+    ac.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
-    summary = await cookProject({ projectDir: path.resolve(args.project ?? '.'), ci: args.ci, release: args.release, log, bus });
+    summary = await cookProject({ projectDir: path.resolve(args.project ?? '.'), ci: args.ci, release: args.release, log, bus, signal: ac.signal });
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     bar?.stop();
   }
   process.stdout.write(args.json ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
-  if (!summary.ok) process.exitCode = 1;
+  if (summary.interrupted) process.exitCode = 130;
+  else if (!summary.ok) process.exitCode = 1;
   return summary;
 }
 
