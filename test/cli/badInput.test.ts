@@ -31,6 +31,8 @@ describe('a cook of a project with bad content', () => {
   it('reports each problem once with its file, and keeps the good paks', async () => {
     const good = await runCli(['cook', '--project', project, '--ci']);
     expect(good.code, good.stderr).toBe(0);
+    // The cook report's path is the last line of the summary.
+    expect(good.stdout.trim().split('\n').at(-1)).toBe(`report: ${path.join(project, 'Saved/Reports/cook.html')}`);
     const mainPak = path.join(project, 'Saved/Paks/Main.pak');
     const before = await fs.readFile(mainPak);
 
@@ -54,6 +56,7 @@ describe('a cook of a project with bad content', () => {
 
     const summary = JSON.parse(bad.stdout);
     expect(summary.ok).toBe(false);
+    expect(summary.report).toEqual({ html: path.join(project, 'Saved/Reports/cook.html'), json: path.join(project, 'Saved/Reports/cook-report.json') });
     expect(summary.cooked + summary.cached).toBeGreaterThan(10);
     expect((await fs.readFile(mainPak)).equals(before)).toBe(true);
   });
