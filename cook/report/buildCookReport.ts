@@ -193,7 +193,8 @@ export function buildCookReport(input: ReportInput): CookReport {
     assets,
     softExcluded: plan.softExcluded.map(ref),
     missing: plan.missing.map(ref),
-    problems: summary.problems,
+    // Files relative to the project, as the CLI prints them.
+    problems: summary.problems.map((p) => (p.file && path.isAbsolute(p.file) ? { ...p, file: path.relative(config.projectDir, p.file).split(path.sep).join('/') } : p)),
   };
 }
 

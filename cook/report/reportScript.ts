@@ -59,9 +59,19 @@ function table(headers, rows, empty) {
   return el('table', {}, el('thead', {}, el('tr', {}, headers.map((h) => el('th', { class: h.endsWith('#') ? 'num' : '' }, h.replace(/#$/, ''))))),
     el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, k) => el('td', { class: headers[k].endsWith('#') ? 'num' : (k === 0 ? 'path' : '') }, c))))));
 }
-function capped(list, n, render) {
-  const rows = list.slice(0, n).map(render);
-  return { rows, more: list.length > n ? el('p', { class: 'dim' }, 'and ' + (list.length - n) + ' more (all of them are in cook-report.json)') : null };
+/* A table of the first n items, with a button that shows up to 2000 (all of them are in cook-report.json). */
+function listTable(headers, list, n, render, empty) {
+  const box = el('div');
+  const draw = (limit) => {
+    const more = list.length > limit
+      ? (limit === n && n < 2000
+        ? el('button', { class: 'more', onclick: () => draw(2000) }, 'show ' + (Math.min(list.length, 2000) - n) + ' more')
+        : el('p', { class: 'dim' }, 'and ' + (list.length - limit) + ' more (all of them are in cook-report.json)'))
+      : null;
+    box.replaceChildren(table(headers, list.slice(0, limit).map(render), empty), more || '');
+  };
+  draw(n);
+  return box;
 }
 
 // ---- header and totals ----
@@ -170,8 +180,8 @@ $('tm-legend').replaceChildren(...Object.entries(KIND_COLOR).map(([k, c]) => el(
 {
   const chunkBytes = new Map(R.chunks.map((c) => [c.name, c.bytesOut]));
   const order = A.map((_, i) => i).filter((i) => A[i].bytesOut > 0).sort((x, y) => A[y].bytesOut - A[x].bytesOut);
-  const { rows, more } = capped(order, 25, (i) => [assetLink(i), A[i].chunk, shortClass(A[i].className), fmtBytes(A[i].bytesOut), pct(A[i].bytesOut, chunkBytes.get(A[i].chunk))]);
-  $('largest').replaceChildren(table(['asset', 'chunk', 'class', 'cooked#', 'of chunk#'], rows, 'Nothing was cooked.'), more || '');
+  $('largest').replaceChildren(listTable(['asset', 'chunk', 'class', 'cooked#', 'of chunk#'], order, 25,
+    (i) => [assetLink(i), A[i].chunk, shortClass(A[i].className), fmtBytes(A[i].bytesOut), pct(A[i].bytesOut, chunkBytes.get(A[i].chunk))], 'Nothing was cooked.'));
 }
 
 // ---- re-cooked and why ----
@@ -182,8 +192,8 @@ $('tm-legend').replaceChildren(...Object.entries(KIND_COLOR).map(([k, c]) => el(
   const list = el('div');
   const draw = () => {
     const sel = recooked.filter((i) => !filter || A[i].reason === filter);
-    const { rows, more } = capped(sel, 300, (i) => [assetLink(i), A[i].reason || '', A[i].status === 'cooked' ? 'cooked' : el('span', { class: 'err' }, A[i].status), fmtMs(A[i].ms)]);
-    list.replaceChildren(table(['asset', 'reason', 'result', 'time#'], rows, 'Everything came from the cook cache.'), more || '');
+    list.replaceChildren(listTable(['asset', 'reason', 'result', 'time#'], sel, 25,
+      (i) => [assetLink(i), A[i].reason || '', A[i].status === 'cooked' ? 'cooked' : el('span', { class: A[i].status === 'failed' ? 'err' : 'dim' }, A[i].status), fmtMs(A[i].ms)], 'Everything came from the cook cache.'));
   };
   const chips = reasons.map(([r, n]) => el('button', { class: 'chip', 'data-reason': r, title: REASONS[r] || r, onclick: () => { filter = filter === r ? null : r; chips.forEach((c) => c.classList.toggle('on', c.dataset.reason === filter)); draw(); } }, r + ': ' + n));
   $('recooked').replaceChildren(
@@ -202,29 +212,27 @@ $('tm-legend').replaceChildren(...Object.entries(KIND_COLOR).map(([k, c]) => el(
     el('div', { class: 'phasebar' }, R.phases.map((p, k) => el('div', { style: 'flex:' + Math.max(p.ms, total / 200) + ';background:' + colors[k % colors.length], title: p.phase + ': ' + fmtMs(p.ms) }, p.ms / total > 0.08 ? p.phase : ''))),
     table(['phase', 'time#', 'share#'], R.phases.map((p) => [p.phase, fmtMs(p.ms), pct(p.ms, total)]), ''));
   const order = A.map((_, i) => i).filter((i) => A[i].status !== 'cached').sort((x, y) => A[y].ms - A[x].ms);
-  const { rows, more } = capped(order, 25, (i) => [assetLink(i), shortClass(A[i].className), fmtBytes(A[i].bytesIn), fmtMs(A[i].ms)]);
+  const slowest = listTable(['asset', 'class', 'source#', 'time#'], order, 25, (i) => [assetLink(i), shortClass(A[i].className), fmtBytes(A[i].bytesIn), fmtMs(A[i].ms)], 'Everything came from the cook cache.');
   $('slowest').replaceChildren(el('p', { class: 'dim' }, 'Wall time of each asset\'s cook; assets cook concurrently, so these overlap.'),
-    table(['asset', 'class', 'source#', 'time#'], rows, 'Everything came from the cook cache.'), more || '');
+    slowest);
 }
 
 // ---- references ----
 {
   const softOnly = A.map((_, i) => i).filter((i) => A[i].via === 'soft');
-  const s = capped(softOnly, 200, (i) => [assetLink(i), A[i].chunk, fmtBytes(A[i].bytesOut)]);
-  const x = capped(R.softExcluded, 200, (r) => [r.referrer, r.target]);
-  const m = capped(R.missing, 200, (r) => [r.referrer, el('code', {}, r.guid), r.type]);
+
   $('refs').replaceChildren(
     el('h3', {}, 'Shipped only through a soft reference (' + softOnly.length + ')'),
-    table(['asset', 'chunk', 'cooked#'], s.rows, 'None.'), s.more || '',
+    listTable(['asset', 'chunk', 'cooked#'], softOnly, 10, (i) => [assetLink(i), A[i].chunk, fmtBytes(A[i].bytesOut)], 'None.'),
     el('h3', {}, 'Soft references left out (' + R.softExcluded.length + ')'),
-    table(['referrer', 'left out'], x.rows, 'None (cook.soft is "include", or nothing was left out).'), x.more || '',
+    listTable(['referrer', 'left out'], R.softExcluded, 10, (r) => [r.referrer, r.target], 'None (cook.soft is "include", or nothing was left out).'),
     el('h3', {}, 'Missing references (' + R.missing.length + ')'),
-    table(['referrer', 'missing GUID', 'type'], m.rows, 'None: every followed dependency exists.'), m.more || '');
+    listTable(['referrer', 'missing GUID', 'type'], R.missing, 10, (r) => [r.referrer, el('code', {}, r.guid), r.type], 'None: every followed dependency exists.'));
 }
 
 // ---- problems ----
-$('problems').replaceChildren(table(['file', 'severity', 'code', 'message'],
-  R.problems.map((p) => [p.file || '', el('span', { class: 'pill ' + (p.severity === 'error' ? 'err' : 'warn') }, p.severity), el('code', {}, p.code), p.message]), 'No problems.'));
+$('problems').replaceChildren(listTable(['file', 'severity', 'code', 'message'], R.problems, 50,
+  (p) => [p.file || '', el('span', { class: 'pill ' + (p.severity === 'error' ? 'err' : 'warn') }, p.severity), el('code', {}, p.code), p.message], 'No problems.'));
 
 // ---- asset inspector ----
 {
