@@ -42,7 +42,7 @@ import {
 } from './cookAsset.js';
 import { CACHE_FILE_NAME, CookCache, type RecookReason } from './cookCache.js';
 import { removeStale, writeIfChanged } from './cookedOutputs.js';
-import { resolveCookRoots, type RootLookup } from './cookRoots.js';
+import { resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
 import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
 import { openProjectRegistry } from './projectRegistry.js';
@@ -233,11 +233,11 @@ export class Cooker {
   }
 
   /** The plan of the current registry; missing roots are in `resolvedMissing`. */
-  plan(): CookPlan & { missingRoots: string[]; rootCount: number } {
+  plan(): CookPlan & { missingRoots: string[]; rootCount: number; roots: ResolvedRoots['roots'] } {
     const resolved = resolveCookRoots(this.registry, this.config);
     const plan = planCook(this.registry, resolved.roots, { soft: this.config.cook.soft, mountChunks: new Map(this.config.mounts.map((m) => [m.alias, m.chunk])) });
     this.lastPlan = plan;
-    return { ...plan, missingRoots: resolved.missing, rootCount: resolved.roots.length };
+    return { ...plan, missingRoots: resolved.missing, rootCount: resolved.roots.length, roots: resolved.roots };
   }
 
   /**
@@ -467,7 +467,7 @@ export class Cooker {
     );
     if (opts.report !== false) {
       // The report is a view of the cook: failing to write it is a warning, never a failed cook.
-      const input = { config, summary, plan, roots: resolveCookRoots(this.registry, config).roots, records: this.registry.all() };
+      const input = { config, summary, plan, roots: plan.roots, records: this.registry.all() };
       summary.report = await writeCookReport(input).catch((e: unknown) => {
         this.report(isLuminaError(e) ? e : errors.ioFailed(reportFiles(config).html, 'write', e), 'warning', problems);
         return undefined;

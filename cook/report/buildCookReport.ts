@@ -111,6 +111,12 @@ export function buildCookReport(input: ReportInput): CookReport {
   const { config, plan, summary } = input;
   const index = new Map<string, number>();
   const byGuid = new Map<string, AssetRecord>();
+  const prefix = config.projectDir + path.sep;
+  // Files relative to the project, with '/' (path.relative is slow at 20k calls).
+  const rel = (f: string) => {
+    const r = f.startsWith(prefix) ? f.slice(prefix.length) : path.relative(config.projectDir, f);
+    return path.sep === '/' ? r : r.split(path.sep).join('/');
+  };
   for (const r of input.records) byGuid.set(r.guid, r);
 
   // The summary's per-asset reports are sorted by GUID, like the plan's lists.
@@ -121,7 +127,7 @@ export function buildCookReport(input: ReportInput): CookReport {
       path: a.path,
       guid: a.guid,
       className: record?.className ?? '',
-      file: path.relative(config.projectDir, a.file).split(path.sep).join('/'),
+      file: rel(a.file),
       chunk: a.chunk,
       via: a.via,
       status: a.status,
@@ -134,13 +140,15 @@ export function buildCookReport(input: ReportInput): CookReport {
   });
 
   // Referrers, over the whole registry (an uncooked referrer is named by its path).
+  // A package may import the same asset twice (Hard and Soft): count it once. `lastReferrer[to]`
+  // is the record that last added itself to `to`, cheaper than a set per record.
+  const lastReferrer = new Array<AssetRecord | undefined>(assets.length);
   for (const r of byGuid.values()) {
     const from = index.get(r.guid);
-    const seen = new Set<string>();
     for (const d of r.dependencies) {
       const to = index.get(d.guid);
-      if (to === undefined || seen.has(d.guid)) continue;
-      seen.add(d.guid);
+      if (to === undefined || lastReferrer[to] === r) continue;
+      lastReferrer[to] = r;
       assets[to].referrers.push(from ?? r.packagePath);
     }
   }
@@ -154,7 +162,7 @@ export function buildCookReport(input: ReportInput): CookReport {
       name,
       assets: mine.length,
       bytesOut: mine.reduce((n, a) => n + a.bytesOut, 0),
-      ...(pak ? { pak: { file: path.relative(config.projectDir, pak.file).split(path.sep).join('/'), bytes: pak.bytes, entries: pak.entries, written: pak.written } } : {}),
+      ...(pak ? { pak: { file: rel(pak.file), bytes: pak.bytes, entries: pak.entries, written: pak.written } } : {}),
     };
   });
   chunks.sort((a, b) => compareChunks(a.name, b.name));
@@ -194,7 +202,7 @@ export function buildCookReport(input: ReportInput): CookReport {
     softExcluded: plan.softExcluded.map(ref),
     missing: plan.missing.map(ref),
     // Files relative to the project, as the CLI prints them.
-    problems: summary.problems.map((p) => (p.file && path.isAbsolute(p.file) ? { ...p, file: path.relative(config.projectDir, p.file).split(path.sep).join('/') } : p)),
+    problems: summary.problems.map((p) => (p.file && path.isAbsolute(p.file) ? { ...p, file: rel(p.file) } : p)),
   };
 }
 
