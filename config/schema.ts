@@ -65,6 +65,12 @@ export const CONFIG_SHAPE: Shape = {
   textures: {
     encoder: oneOf('basis', 'rgba8'),
     maxSize: intRange(1, 16384),
+    maxMemoryMiB: intRange(16, 65_536),
+    etc1sQuality: intRange(1, 255),
+    etc1sEffort: intRange(0, 6),
+    uastcLevel: intRange(0, 4),
+    encoderPath: isStringOrNull,
+    encoderTimeoutMs: intRange(100, 86_400_000),
   },
   paks: {
     mountPoint: (v) => (typeof v === 'string' && v.startsWith('/') ? null : 'must start with "/"'),

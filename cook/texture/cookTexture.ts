@@ -6,6 +6,8 @@
 import { decodeImage } from './decodeImage.js';
 import { encodeTexture } from './encodeTexture.js';
 import type { EncodeOptions } from './encodeTexture.js';
+import { readImageHeader } from './imageHeader.js';
+import { textureMemoryBudget, textureMemoryEstimate, withTextureMemory } from './textureMemory.js';
 import { resolveTextureEncoding } from './textureSettings.js';
 import type { TextureFormat, TextureSettings } from './textureSettings.js';
 
@@ -19,12 +21,20 @@ export interface CookedTexture {
   fallbackReason?: string;
 }
 
-export type CookTextureOptions = Pick<EncodeOptions, 'basisu' | 'etc1sQuality' | 'uastcLevel'>;
+export interface CookTextureOptions extends Pick<EncodeOptions, 'basisu' | 'etc1sQuality' | 'etc1sEffort' | 'uastcLevel' | 'timeoutMs'> {
+  /** Largest width or height (config `textures.maxSize`), checked from the header before decoding. */
+  maxSize?: number;
+  /** Memory all textures in flight may take, in MiB (config `textures.maxMemoryMiB`). */
+  maxMemoryMiB?: number;
+}
 
 /**
- * Decode, check, mip and compress one texture source.
- * Throws IMAGE_INVALID (bad or corrupt source), TEXTURE_INVALID (unknown Compression, wrong
- * RGBA8 length, bad encoder output) or COOK_FAILED (encoder crashed), each naming `file`.
+ * Decode, check, mip and compress one texture source. The header is read first: its size is
+ * checked against `maxSize`, and the memory the cook will need is taken from the shared budget
+ * (waiting while other textures hold it) before any pixel is decoded.
+ * Throws IMAGE_INVALID (bad or corrupt source), IMAGE_TOO_LARGE (above `maxSize`, or needing
+ * more memory than the whole budget), TEXTURE_INVALID (unknown Compression, wrong RGBA8 length,
+ * bad encoder output) or COOK_FAILED (the encoder failed twice), each naming `file`.
  */
 export async function cookTexture(
   sourceData: Uint8Array,
@@ -33,8 +43,18 @@ export async function cookTexture(
   options: CookTextureOptions = {},
 ): Promise<CookedTexture> {
   const encoding = resolveTextureEncoding(settings, file);
-  const image = await decodeImage(sourceData, file);
-  const encoded = await encodeTexture(image, { ...options, ...encoding, generateMips: settings.generateMips, file });
+  const header = readImageHeader(sourceData, file, options.maxSize);
+  // Budgeted for the format asked for: a fallback to RGBA8 needs no more than the KTX2 path.
+  const bytes = Math.max(
+    textureMemoryEstimate(header.width, header.height, encoding.format, settings.generateMips),
+    encoding.format === 'RGBA8' ? 0 : textureMemoryEstimate(header.width, header.height, 'RGBA8', settings.generateMips),
+  );
+  const what = `${header.source.toUpperCase()} is ${header.width}x${header.height} pixels`;
+  const { image, encoded } = await withTextureMemory(textureMemoryBudget(options.maxMemoryMiB), bytes, file, what, async () => {
+    const image = await decodeImage(sourceData, file, { maxSize: options.maxSize });
+    const encoded = await encodeTexture(image, { ...options, ...encoding, generateMips: settings.generateMips, file });
+    return { image, encoded };
+  });
   const out: CookedTexture = {
     width: image.width,
     height: image.height,

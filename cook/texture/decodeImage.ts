@@ -27,8 +27,10 @@ import type { ImageSource } from './imageHeader.js';
 export type { ImageSource } from './imageHeader.js';
 export type { PngDecoder } from './decodePngWithPngjs.js';
 
-/** @internal Tests force one PNG decoder (no fallback) to compare the two paths. */
 export interface DecodeImageOptions {
+  /** Largest width or height accepted (config `textures.maxSize`); default {@link MAX_TEXTURE_DIMENSION}. */
+  maxSize?: number;
+  /** @internal Tests force one PNG decoder (no fallback) to compare the two paths. */
   pngDecoder?: PngDecoder;
 }
 
@@ -43,17 +45,19 @@ export interface DecodedImage {
 /**
  * Decode a PNG, JPEG or TGA file held in memory into RGBA8.
  * `file` names the asset in every error. Throws IMAGE_INVALID for an unknown format, a size of
- * zero or above 16384 on a side (checked from the header before decoding), and for a corrupt or
- * truncated image; TEXTURE_INVALID if a decoder returns anything but width * height * 4 bytes.
- * `options.pngDecoder` (tests only) forces one PNG decoder with no fallback.
+ * zero, and a corrupt or truncated image; IMAGE_TOO_LARGE above `options.maxSize` on a side
+ * (checked from the header before any pixel is decoded); TEXTURE_INVALID if a decoder returns
+ * anything but width * height * 4 bytes. `options.pngDecoder` (tests only) forces one PNG
+ * decoder with no fallback.
  */
 export async function decodeImage(bytes: Uint8Array, file: string, options: DecodeImageOptions = {}): Promise<DecodedImage> {
-  const header = readImageHeader(bytes, file);
+  const header = readImageHeader(bytes, file, options.maxSize);
+  const maxPixels = header.width * header.height;
   let decoded: { width: number; height: number; data: Uint8Array };
   try {
     if (header.source === 'tga') decoded = await decodeTgaRgba(bytes);
-    else if (header.source === 'jpeg') decoded = await decodeWithSharp(bytes);
-    else decoded = await decodePng(bytes, options.pngDecoder);
+    else if (header.source === 'jpeg') decoded = await decodeWithSharp(bytes, maxPixels);
+    else decoded = await decodePng(bytes, options.pngDecoder, maxPixels);
   } catch (e) {
     if (isLuminaError(e)) throw e;
     throw errors.imageInvalid(file, `${header.source.toUpperCase()} is corrupt: ${firstLine(e)}`, e);
@@ -79,23 +83,24 @@ export function checkRgba8(data: Uint8Array, width: number, height: number, file
   }
 }
 
-async function decodePng(bytes: Uint8Array, forced: PngDecoder | undefined): Promise<{ width: number; height: number; data: Uint8Array }> {
+async function decodePng(bytes: Uint8Array, forced: PngDecoder | undefined, maxPixels: number): Promise<{ width: number; height: number; data: Uint8Array }> {
   if (forced === 'pngjs') return decodePngWithPngjs(bytes);
-  if (forced === 'sharp' || pngDecoderFor(bytes) === 'sharp') return decodeWithSharp(bytes);
+  if (forced === 'sharp' || pngDecoderFor(bytes) === 'sharp') return decodeWithSharp(bytes, maxPixels);
   try {
     return decodePngWithPngjs(bytes);
   } catch {
     // pngjs is stricter in places (CRC of ancillary chunks, palette indices): let libpng judge.
-    return decodeWithSharp(bytes);
+    return decodeWithSharp(bytes, maxPixels);
   }
 }
 
-async function decodeWithSharp(bytes: Uint8Array): Promise<{ width: number; height: number; data: Uint8Array }> {
+async function decodeWithSharp(bytes: Uint8Array, maxPixels: number): Promise<{ width: number; height: number; data: Uint8Array }> {
   // failOn 'error' (not 'warning') so benign libpng warnings such as a known-incorrect sRGB
   // iCCP profile do not reject real-world files; truncation is caught by the header walk.
+  // limitInputPixels: libvips must not be talked into more than the header we checked said.
   const { data, info } = await sharp(bytes, {
     failOn: 'error',
-    limitInputPixels: MAX_TEXTURE_DIMENSION * MAX_TEXTURE_DIMENSION,
+    limitInputPixels: maxPixels,
   })
     .toColourspace('srgb')
     .ensureAlpha(1)

@@ -7,7 +7,7 @@ import { errors } from '../../src/errors.js';
 
 export type ImageSource = 'png' | 'jpeg' | 'tga';
 
-/** Largest width or height a texture source may have (GPU limits stop at 16K on desktop). */
+/** Largest width or height a texture source may ever have (GPU limits stop at 16K on desktop); config `textures.maxSize` may lower it. */
 export const MAX_TEXTURE_DIMENSION = 16384;
 
 export interface ImageHeader {
@@ -21,10 +21,10 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /**
  * Identify the format of `bytes` and read its pixel size. PNG and JPEG are found by magic; TGA
  * has none, so it is accepted only when its 18-byte header is self-consistent.
- * Throws IMAGE_INVALID naming `file` for an unknown format, a truncated header, a zero size or
- * a size above {@link MAX_TEXTURE_DIMENSION}.
+ * Throws IMAGE_INVALID naming `file` for an unknown format, a truncated header or a zero size,
+ * and IMAGE_TOO_LARGE for a side above `maxSize` (default and most {@link MAX_TEXTURE_DIMENSION}).
  */
-export function readImageHeader(bytes: Uint8Array, file: string): ImageHeader {
+export function readImageHeader(bytes: Uint8Array, file: string, maxSize = MAX_TEXTURE_DIMENSION): ImageHeader {
   let header: ImageHeader;
   if (bytes.length >= 8 && PNG_SIGNATURE.every((b, i) => bytes[i] === b)) header = readPngHeader(bytes, file);
   else if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) header = readJpegHeader(bytes, file);
@@ -35,15 +35,15 @@ export function readImageHeader(bytes: Uint8Array, file: string): ImageHeader {
     }
     header = tga;
   }
-  checkSize(header, file);
+  checkSize(header, file, Math.min(maxSize, MAX_TEXTURE_DIMENSION));
   return header;
 }
 
-function checkSize({ source, width, height }: ImageHeader, file: string): void {
+function checkSize({ source, width, height }: ImageHeader, file: string, maxSize: number): void {
   const kind = source.toUpperCase();
   if (width === 0 || height === 0) throw errors.imageInvalid(file, `${kind} is ${width}x${height} pixels; both sides must be at least 1`);
-  if (width > MAX_TEXTURE_DIMENSION || height > MAX_TEXTURE_DIMENSION) {
-    throw errors.imageInvalid(file, `${kind} is ${width}x${height} pixels; the limit is ${MAX_TEXTURE_DIMENSION} on a side`);
+  if (width > maxSize || height > maxSize) {
+    throw errors.imageTooLarge(file, `${kind} is ${width}x${height} pixels; the limit is ${maxSize} on a side`, 'textures.maxSize');
   }
 }
 

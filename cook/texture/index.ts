@@ -11,4 +11,6 @@ export { generateMips, linearToSrgb8, mipCountFor, srgb8ToLinear } from './mips.
 export type { MipLevel, MipOptions } from './mips.js';
 export { COMPRESSION_LABELS, resolveTextureEncoding } from './textureSettings.js';
 export type { TextureEncoding, TextureFormat, TextureSettings } from './textureSettings.js';
-export { findBasisu } from './basisu.js';
+export { basisuIdentity, findBasisu, resolveBasisu } from './basisu.js';
+export type { BasisuSettings } from './basisu.js';
+export { textureMemoryEstimate } from './textureMemory.js';

@@ -1,6 +1,6 @@
 /**
  * Broken sources: every one is a typed IMAGE_INVALID naming the asset, with the size limits
- * applied from the header before any pixel is decoded.
+ * applied from the header before any pixel is decoded (IMAGE_TOO_LARGE; see limits.test.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -56,10 +56,16 @@ describe('corrupt and out-of-range sources', () => {
     await expectInvalid(bad, /^PNG is corrupt: /);
   });
 
-  it('PNG whose header is beyond the size limit fails before decoding', async () => {
+  it('PNG whose header is beyond the size limit fails before decoding, as IMAGE_TOO_LARGE', async () => {
     const huge = pngWithSize(20000, 64);
     expect(huge.length).toBeLessThan(100);
-    await expectInvalid(huge, 'PNG is 20000x64 pixels; the limit is 16384 on a side');
+    const e = await rejection(decodeImage(huge, FILE));
+    expect({ code: e.code, file: e.file, field: e.field, message: e.message }).toEqual({
+      code: 'IMAGE_TOO_LARGE',
+      file: FILE,
+      field: 'textures.maxSize',
+      message: 'PNG is 20000x64 pixels; the limit is 16384 on a side',
+    });
   });
 
   it('PNG of zero width', () => expectInvalid(pngWithSize(0, 5), 'PNG is 0x5 pixels; both sides must be at least 1'));

@@ -1,0 +1,236 @@
+/**
+ * Feeds many textures to few basisu processes. Starting basisu costs ~30 ms of CPU (its encoder
+ * tables) whatever the image, and most textures of a game are small: one process per texture
+ * spent most of a cook starting encoders. basisu takes many input files per run with the same
+ * flags, so requests with the same flags are queued and handed out in batches, one process per
+ * core (each single-threaded: see basisuArgs for why), so the cores are full and never
+ * oversubscribed.
+ *
+ * Scheduling: requests made in the same tick are dispatched together. When no run is going, they
+ * start at once (a lone save in the daemon waits for nothing), split evenly over the free runners.
+ * While runs are going, requests gather; a free runner takes its share of a group (pending / free
+ * runners) once the share is worth a process start (enough pixels or files) or the oldest request
+ * has waited LINGER_MS.
+ *
+ * Failure: every run has a timeout that grows with the pixels it encodes, and is killed as a
+ * process group past it (src/util/runChild). When a run fails (timeout, crash, non-zero exit, an
+ * output missing), each of its requests is retried once in a run of its own, so one bad or unlucky
+ * texture cannot fail its batch-mates and a failure names its asset. A second failure rejects with
+ * COOK_FAILED naming the asset. When the executable cannot be started at all (ENOENT, EACCES,
+ * ENOEXEC) requests reject with {@link EncoderUnavailableError} so the caller can fall back.
+ */
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { errors } from '../../src/errors.js';
+import { childSlots, describeChildFailure, runChild, type ChildRun } from '../../src/util/runChild.js';
+import type { Semaphore } from '../../src/util/semaphore.js';
+import { basisuArgs, type BasisuSettings, type Ktx2Encoding } from './basisu.js';
+import type { MipLevel } from './mips.js';
+
+/** basisu could not be started (no such file, not executable, wrong platform). */
+export class EncoderUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'EncoderUnavailableError';
+  }
+}
+
+export interface BasisuBatcherOptions extends BasisuSettings {
+  /** A run is killed after this long per megapixel it encodes (mips included), and never sooner than this. */
+  timeoutMs: number;
+  /** CPU slots shared with every other child process (default: one per core). */
+  slots?: Semaphore;
+}
+
+interface Job {
+  image: MipLevel;
+  file: string;
+  /** Pixels basisu encodes for it, mips included. */
+  pixels: number;
+  /** 1 in a batch; 2 is the retry, alone. */
+  attempt: number;
+  since: number;
+  resolve: (ktx2: Uint8Array) => void;
+  reject: (e: unknown) => void;
+}
+
+interface Group {
+  args: string[];
+  jobs: Job[];
+}
+
+/** Wait at most this long for a batch to fill while other runs are going. */
+const LINGER_MS = 15;
+/** A batch of this many pixels or files is worth a process start (its ~30 ms is a few % of the work). */
+const WORTH_PIXELS = 512 * 512;
+const WORTH_FILES = 48;
+/** Keep one run bounded: its temp files, its timeout and the work lost when it fails. */
+const MAX_BATCH_PIXELS = 16 * 1024 * 1024;
+const MAX_BATCH_FILES = 256;
+
+export class BasisuBatcher {
+  private readonly groups = new Map<string, Group>();
+  private running = 0;
+  private readonly runners: number;
+  private readonly slots: Semaphore;
+  private timer: NodeJS.Timeout | undefined;
+  private scheduled = false;
+
+  constructor(
+    readonly exe: string,
+    private readonly opts: BasisuBatcherOptions,
+  ) {
+    this.slots = opts.slots ?? childSlots;
+    this.runners = this.slots.capacity;
+  }
+
+  /** Requests waiting for a run. */
+  get pending(): number {
+    let n = 0;
+    for (const g of this.groups.values()) n += g.jobs.length;
+    return n;
+  }
+
+  /**
+   * Encode one RGBA8 image to KTX2 bytes. Rejects with COOK_FAILED naming `file` when basisu
+   * failed twice, or EncoderUnavailableError when it cannot be started.
+   */
+  encode(image: MipLevel, enc: Ktx2Encoding, file: string): Promise<Uint8Array> {
+    const args = basisuArgs(enc, this.opts);
+    const key = args.join(' ');
+    let group = this.groups.get(key);
+    if (!group) {
+      group = { args, jobs: [] };
+      this.groups.set(key, group);
+    }
+    const pixels = image.width * image.height * (enc.generateMips ? 4 / 3 : 1);
+    return new Promise((resolve, reject) => {
+      group.jobs.push({ image, file, pixels, attempt: 1, since: performance.now(), resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Pump once after the current tick, so requests made together are batched together. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.running < this.runners) {
+      const next = this.nextBatch();
+      if (!next) break;
+      this.running++;
+      void this.run(next.group, next.jobs).finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+    this.armTimer();
+  }
+
+  /** The batch a free runner should take now, or none (nothing pending, or worth waiting for more). */
+  private nextBatch(): { group: Group; jobs: Job[] } | undefined {
+    const now = performance.now();
+    let best: Group | undefined;
+    for (const g of this.groups.values()) {
+      if (g.jobs.length && (!best || g.jobs[0].since < best.jobs[0].since)) best = g;
+    }
+    if (!best) return undefined;
+    const jobs = best.jobs;
+    // Retries run alone, first.
+    const retry = jobs.findIndex((j) => j.attempt > 1);
+    if (retry >= 0) return { group: best, jobs: jobs.splice(retry, 1) };
+    // Split what waits evenly over the runners free now (a lone runner takes it all).
+    const share = Math.max(1, Math.ceil(jobs.length / (this.runners - this.running)));
+    let n = 0;
+    let pixels = 0;
+    while (n < jobs.length && n < share && n < MAX_BATCH_FILES && (n === 0 || pixels + jobs[n].pixels <= MAX_BATCH_PIXELS)) pixels += jobs[n++].pixels;
+    const worth = pixels >= WORTH_PIXELS || n >= WORTH_FILES || this.running === 0 || now - jobs[0].since >= LINGER_MS;
+    if (!worth) return undefined;
+    return { group: best, jobs: jobs.splice(0, n) };
+  }
+
+  /** While requests wait for a batch to fill, make sure someone looks again after LINGER_MS. */
+  private armTimer(): void {
+    if (this.timer || this.pending === 0 || this.running >= this.runners) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.pump();
+    }, LINGER_MS);
+    this.timer.unref?.();
+  }
+
+  private async run(group: Group, jobs: Job[]): Promise<void> {
+    let dir: string | undefined;
+    try {
+      dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'lumina-basisu-'));
+      const inputs = jobs.map((_, i) => path.join(dir!, `${i}.tga`));
+      await Promise.all(jobs.map((j, i) => fsp.writeFile(inputs[i], rgbaToTga(j.image))));
+    } catch (e) {
+      // Our own temp files could not be written: not the encoder's fault, not worth a retry.
+      for (const j of jobs) j.reject(errors.ioFailed(dir ?? os.tmpdir(), 'write encoder input', e));
+      if (dir) await fsp.rm(dir, { recursive: true, force: true });
+      return;
+    }
+    try {
+      const pixels = jobs.reduce((n, j) => n + j.pixels, 0);
+      const timeoutMs = Math.round(this.opts.timeoutMs * Math.max(1, pixels / 1e6));
+      let run: ChildRun;
+      try {
+        const inputs = jobs.map((_, i) => `${i}.tga`);
+        run = await runChild(this.exe, [...inputs, '-output_path', dir, ...group.args], { cwd: dir, timeoutMs, threads: 1, slots: this.slots });
+      } catch (e) {
+        const why = `basisu could not start: ${(e as Error).message}`;
+        for (const j of jobs) j.reject(new EncoderUnavailableError(why));
+        return;
+      }
+      const ok = run.code === 0 && !run.timedOut;
+      const why = ok ? 'basisu exited with 0 but wrote no output for it' : describeChildFailure(this.exe, run, { timeoutMs, name: 'basisu' });
+      await Promise.all(
+        jobs.map(async (j, i) => {
+          const bytes = ok ? await fsp.readFile(path.join(dir!, `${i}.ktx2`)).catch(() => undefined) : undefined;
+          if (bytes) j.resolve(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+          else this.failed(group, j, why);
+        }),
+      );
+    } finally {
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** First failure: back to the front of the queue, to run alone. Second: the asset fails. */
+  private failed(group: Group, job: Job, why: string): void {
+    if (job.attempt === 1) {
+      job.attempt = 2;
+      group.jobs.unshift(job);
+      return;
+    }
+    job.reject(errors.cookFailed(job.file, `${why} (retried once)`));
+  }
+}
+
+/** Uncompressed 32-bit TGA, top-left origin: the cheapest input basisu reads (no inflate). */
+export function rgbaToTga(image: MipLevel): Uint8Array {
+  const { width, height, data } = image;
+  const out = new Uint8Array(18 + data.length);
+  out[2] = 2; // uncompressed true-colour
+  out[12] = width & 0xff;
+  out[13] = width >> 8;
+  out[14] = height & 0xff;
+  out[15] = height >> 8;
+  out[16] = 32;
+  out[17] = 0x28; // 8 alpha bits, top-left origin
+  for (let i = 0, o = 18; i < data.length; i += 4, o += 4) {
+    out[o] = data[i + 2];
+    out[o + 1] = data[i + 1];
+    out[o + 2] = data[i];
+    out[o + 3] = data[i + 3];
+  }
+  return out;
+}

@@ -1,0 +1,141 @@
+/**
+ * The basisu batcher on the real encoder: many textures share few processes and come out
+ * byte-identical to encoding each alone; an encoder that hangs (a real program: a shell script
+ * standing in for basisu) is killed with everything it started, each texture of the failed run is
+ * retried alone once, and a second failure is COOK_FAILED naming that texture's asset.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { read } from 'ktx-parse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BasisuBatcher } from '../../cook/texture/BasisuBatcher.js';
+import { DEFAULT_BASISU_SETTINGS, findBasisu } from '../../cook/texture/basisu.js';
+import { encodeTexture, type MipLevel } from '../../cook/texture/index.js';
+import { Semaphore } from '../../src/util/semaphore.js';
+import { processGone, readPids, waitFor } from '../helpers/processes.js';
+import { rejection } from './helpers.js';
+
+const REAL = findBasisu().path;
+const ETC1S = { format: 'KTX2_ETC1S', srgb: true, normalMap: false, generateMips: true } as const;
+
+/** A deterministic noisy gradient, different for each `seed`. */
+function image(size: number, seed: number): MipLevel {
+  const data = new Uint8Array(size * size * 4);
+  let s = seed * 2654435761;
+  for (let i = 0; i < data.length; i += 4) {
+    s = (s * 1103515245 + 12345) >>> 0;
+    const x = (i / 4) % size;
+    const y = Math.floor(i / 4 / size);
+    data[i] = (x * 255) / size;
+    data[i + 1] = (y * 255) / size;
+    data[i + 2] = (seed * 37 + (s >>> 27)) & 255;
+    data[i + 3] = 255;
+  }
+  return { width: size, height: size, data };
+}
+
+let tmp: string;
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lumina-batcher-'));
+});
+afterAll(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** An executable shell script in the temp dir. */
+function script(name: string, body: string): string {
+  const file = path.join(tmp, name);
+  fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return file;
+}
+
+/** Logs each run (one line: its input count) to `log`, then runs the real basisu. */
+function loggingEncoder(name: string, log: string): string {
+  return script(name, `echo "$(ls *.tga | wc -l)" >> '${log}'\nexec '${REAL}' "$@"`);
+}
+
+/**
+ * Hangs like the basisu of issue 10 (a futex wait at 0% CPU), with a helper process of its own
+ * so the test sees the whole group die. Records both pids in `pids`. With `onlyFirst`, only the
+ * first run hangs (a marker file) and later runs are the real encoder.
+ */
+function hangingEncoder(name: string, pids: string, onlyFirst: boolean): string {
+  const marker = path.join(tmp, `${name}.hung`);
+  const real = onlyFirst ? `if [ -e '${marker}' ]; then exec '${REAL}' "$@"; fi\ntouch '${marker}'\n` : '';
+  return script(name, `${real}echo $$ >> '${pids}'\nsleep 3000 &\necho $! >> '${pids}'\nwait`);
+}
+
+describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
+  it('runs many textures in few processes, each byte-identical to encoding it alone', async () => {
+    const log = path.join(tmp, 'batch.log');
+    const batcher = new BasisuBatcher(loggingEncoder('logging-basisu', log), { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 600_000, slots: new Semaphore(2) });
+    const images = Array.from({ length: 24 }, (_, i) => image(32, i));
+    const out = await Promise.all(images.map((img, i) => batcher.encode(img, ETC1S, `Content/T_${i}.lasset`)));
+    const runs = fs.readFileSync(log, 'utf8').trim().split('\n').map(Number);
+    // Requested together: split evenly over the two runners, one process each.
+    expect(runs).toEqual([12, 12]);
+    for (const bytes of out) expect(read(bytes).levels.length).toBe(6);
+    // Alone, through a fresh batcher and the plain encoder.
+    const alone = new BasisuBatcher(REAL!, { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 600_000 });
+    for (const i of [0, 7, 23]) {
+      const solo = await alone.encode(images[i], ETC1S, `Content/T_${i}.lasset`);
+      expect(Buffer.from(solo).equals(Buffer.from(out[i]))).toBe(true);
+    }
+  });
+
+  it('an encoder that hangs once: killed with its helper, each texture retried alone, all succeed', async () => {
+    const pids = path.join(tmp, 'once.pids');
+    const batcher = new BasisuBatcher(hangingEncoder('hang-once', pids, true), { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 1500, slots: new Semaphore(1) });
+    const images = [image(16, 1), image(16, 2), image(16, 3)];
+    const out = await Promise.all(images.map((img, i) => batcher.encode(img, ETC1S, `Content/T_${i}.lasset`)));
+    for (const bytes of out) expect(read(bytes).pixelWidth).toBe(16);
+    const hung = readPids(pids);
+    expect(hung).toHaveLength(2);
+    await waitFor(() => hung.every(processGone), 'the hung encoder and its helper to be gone', 10_000);
+  });
+
+  it('an encoder that always hangs: each texture fails after one retry, naming its asset', async () => {
+    const pids = path.join(tmp, 'always.pids');
+    const exe = hangingEncoder('hang-always', pids, false);
+    const files = ['Content/Textures/T_A.lasset', 'Content/Textures/T_B.lasset'];
+    const results = await Promise.allSettled(
+      files.map((file, i) => encodeTexture(image(16, i), { ...ETC1S, file, basisu: exe, timeoutMs: 1000 })),
+    );
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    const errs = results.map((r) => (r as PromiseRejectedResult).reason as { code: string; file: string; message: string });
+    expect(errs.map(({ code, file, message }) => ({ code, file, message }))).toEqual(
+      files.map((file) => ({ code: 'COOK_FAILED', file, message: 'basisu timed out after 1 s and was killed (retried once)' })),
+    );
+    // The batch, then one run alone per texture: three runs, each with its helper, all gone.
+    const hung = readPids(pids);
+    expect(hung.length).toBeGreaterThanOrEqual(4);
+    await waitFor(() => hung.every(processGone), 'every hung encoder and helper to be gone', 10_000);
+  });
+
+  it('an encoder that cannot start falls back to RGBA8 and says why', async () => {
+    const notExecutable = path.join(tmp, 'not-executable');
+    fs.writeFileSync(notExecutable, 'not a program', { mode: 0o644 });
+    const out = await encodeTexture(image(8, 1), { ...ETC1S, generateMips: false, file: 'Content/T.lasset', basisu: notExecutable });
+    expect({ format: out.format, mipCount: out.mipCount }).toEqual({ format: 'RGBA8', mipCount: 1 });
+    expect(out.fallbackReason).toBe(`basisu could not start: spawn ${notExecutable} EACCES`);
+  });
+
+  it('a failed encoder run fails only its own textures: batch-mates are retried alone and succeed', async () => {
+    // Exits 1 whenever its run holds more than one input: every batch fails, every solo run works.
+    const exe = script('fails-batches', `if [ "$(ls *.tga | wc -l)" -gt 1 ]; then echo batch refused; exit 1; fi\nexec '${REAL}' "$@"`);
+    const batcher = new BasisuBatcher(exe, { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 600_000, slots: new Semaphore(1) });
+    const out = await Promise.all([1, 2, 3, 4].map((i) => batcher.encode(image(16, i), ETC1S, `Content/T_${i}.lasset`)));
+    expect(out.map((b) => read(b).pixelWidth)).toEqual([16, 16, 16, 16]);
+  });
+
+  it('COOK_FAILED after a crash names the exit and the tool output', async () => {
+    const exe = script('crashes', 'echo "ERROR: out of memory"; exit 7');
+    const e = await rejection(encodeTexture(image(8, 1), { ...ETC1S, file: 'Content/T_Crash.lasset', basisu: exe }));
+    expect({ code: e.code, file: e.file, message: e.message }).toEqual({
+      code: 'COOK_FAILED',
+      file: 'Content/T_Crash.lasset',
+      message: 'basisu exited with 7: ERROR: out of memory (retried once)',
+    });
+  });
+});
