@@ -172,7 +172,7 @@ export class Cooker {
     this.store = opts.store;
     // LUMINA_DEBUG=cook: one line per asset that did not come from the cache, with the reason.
     this.debug = createDebugger('cook', this.log);
-    this.ctx = assetCookContext(this.config, this.cache, (file, reason) => this.report({ code: 'TEXTURE_INVALID', message: `stored as RGBA8: ${reason}`, file }, 'warning'));
+    this.ctx = assetCookContext(this.config, this.cache);
   }
 
   /**
@@ -253,6 +253,7 @@ export class Cooker {
     if (res.status !== 'cached') this.debug?.('re-cooked', { asset: record.packagePath, reason: res.reason, status: res.status });
     if (res.status === 'failed') this.report(res.error!, this.config.cook.onCookFailure === 'fail' || !res.output ? 'error' : 'warning', problems);
     else if (res.status === 'verbatim') this.report({ ...res.error!.toLog(), message: `shipped verbatim: ${res.error!.message}` }, 'warning', problems);
+    for (const w of res.warnings ?? []) this.report(w, 'warning', problems);
     if (res.status === 'cooked' && this.store && res.key && res.entry && res.output) {
       const p = this.store.publish({ record, key: res.key, output: res.output, entry: res.entry }).catch(() => {});
       this.publishing.add(p);

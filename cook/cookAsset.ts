@@ -12,11 +12,11 @@ import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { encodeCooked } from '../src/format/cookedPackage.js';
 import { parsePackage } from '../src/format/packageReader.js';
-import { errors, isLuminaError, type LuminaError } from '../src/errors.js';
+import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/errors.js';
 import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 import { hashHex, xxh64 } from '../src/util/hash.js';
 import type { AssetRecord } from '../src/registry/types.js';
-import type { ProjectConfig } from '../config/index.js';
+import type { ProjectConfig, TextureConfig } from '../config/index.js';
 import type { CacheCheck, CacheEntry, CookCache, RecookReason } from './cookCache.js';
 import { cookKeyFor, settingsHashes, type CookKey, type CookSettingsHashes } from './cookKey.js';
 import { cookPackageBytes } from './stripPackage.js';
@@ -34,6 +34,8 @@ export interface AssetCookResult {
   output?: string;
   /** Identifies the output's bytes (hash and size), for pak fingerprints; absent when failed. */
   identity?: string;
+  /** Shipped, but not as asked: a texture stored as RGBA8 because basisu could not run (never cached). */
+  warnings?: LuminaLog[];
   /** The cook key the output was made under (absent for failed and verbatim outputs). */
   key?: CookKey;
   /** The cache entry describing the output (cooked, cached, fetched). */
@@ -52,7 +54,8 @@ export interface AssetCookContext {
   settings: CookSettingsHashes;
   editorOnlyClassPrefixes: readonly string[];
   compressionLevel: number;
-  textureEncoder: 'basis' | 'rgba8';
+  /** `textures.*`: the encoder, its levels and limits. */
+  textures: TextureConfig;
   onCookFailure: 'fail' | 'verbatim';
   onTextureFallback?: (file: string, reason: string) => void;
 }
@@ -69,7 +72,7 @@ export function assetCookContext(
     settings: settingsHashes(config),
     editorOnlyClassPrefixes: config.cook.editorOnlyClassPrefixes,
     compressionLevel: config.cook.compressionLevel,
-    textureEncoder: config.textures.encoder,
+    textures: config.textures,
     onCookFailure: config.cook.onCookFailure,
     onTextureFallback,
   };
@@ -169,13 +172,24 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
   ctx.cache.delete(record.guid);
   try {
     const pkg = parsePackage(source, record.file);
+    // A texture that fell back to RGBA8 is not what its settings ask for: it ships, but is never
+    // cached (nor published) under the key of the real encoding, so the next cook tries again.
+    const warnings: LuminaLog[] = [];
+    const onFallback = (file: string, reason: string) => {
+      warnings.push({ code: 'TEXTURE_INVALID', message: `stored as RGBA8: ${reason}`, file });
+      ctx.onTextureFallback?.(file, reason);
+    };
     const cooked = await cookPackageBytes(pkg, {
       editorOnlyClassPrefixes: ctx.editorOnlyClassPrefixes,
-      transformExport: textureTransform({ encoder: ctx.textureEncoder, onFallback: ctx.onTextureFallback }),
+      transformExport: textureTransform({ ...ctx.textures, onFallback }),
     });
     const texture = pkg.exports.some((e) => e.className === TEXTURE_CLASS);
     const lckd = await encodeCooked(cooked.raw, { level: ctx.compressionLevel });
     writeOutput(output, lckd);
+    if (warnings.length) {
+      const identity = `fallback:${hashHex(xxh64(cooked.raw))}:${cooked.raw.byteLength}:${lckd.byteLength}`;
+      return { status: 'cooked', reason: check.reason, output, identity, warnings, bytesIn: source.byteLength, bytesOut: lckd.byteLength, strippedExports: cooked.strippedExports, nulledRefs: cooked.nulledRefs, ms: performance.now() - t0 };
+    }
     const key = keyForRecord(record, ctx, texture, contentHash);
     const ms = performance.now() - t0;
     const entry = ctx.cache.set(record.guid, key, {

@@ -10,6 +10,10 @@
  * - `settings`: a hash of the settings that touch THIS asset: every package depends on the
  *   editor-only class prefixes and the compression level; a package with a texture export also on
  *   the texture settings; text assets on none (they are copied).
+ * - `encoder` (packages with a texture export only): the texture encoder's identity and levels
+ *   (textureEncoderKey: which basisu build, by version and the xxh64 of its executable, and its
+ *   quality and effort levels), so a new basisu or another level re-cooks every texture and says
+ *   so. A texture that fell back to RGBA8 because basisu could not run is never cached at all.
  *
  * Never a timestamp or an absolute path: two machines with different checkout folders agree.
  * Soft/hard traversal, onCookFailure, concurrency and pak settings decide what ships, not an
@@ -21,12 +25,13 @@
  */
 import type { ProjectConfig } from '../config/index.js';
 import { hashString } from '../src/util/hash.js';
+import { textureEncoderKey } from './textureExport.js';
 
 /** Bump when the cooked bytes for the same input and settings change. */
 export const COOK_FORMAT_VERSION = 1;
 
 /** The named inputs of a cook key, in the order they are hashed and compared. */
-export type CookKeyPart = 'content' | 'format' | 'settings';
+export type CookKeyPart = 'content' | 'format' | 'settings' | 'encoder';
 
 export type CookKeyParts = { [P in CookKeyPart]?: string };
 
@@ -65,12 +70,14 @@ export interface CookSettingsHashes {
   package: string;
   texture: string;
   text: string;
+  /** The texture encoder's identity and levels (the `encoder` part of texture packages). */
+  encoder: string;
 }
 
 export function settingsHashes(config: Pick<ProjectConfig, 'cook' | 'textures'>): CookSettingsHashes {
   const pkg = { editorOnlyClassPrefixes: [...config.cook.editorOnlyClassPrefixes], compressionLevel: config.cook.compressionLevel };
   const tex = { ...pkg, textures: { encoder: config.textures.encoder, maxSize: config.textures.maxSize } };
-  return { package: hashString(canonicalJson(pkg)), texture: hashString(canonicalJson(tex)), text: 'text' };
+  return { package: hashString(canonicalJson(pkg)), texture: hashString(canonicalJson(tex)), text: 'text', encoder: hashString(canonicalJson(textureEncoderKey(config.textures))) };
 }
 
 /** Hash parts in their declared order into a key. */
@@ -85,6 +92,7 @@ export function cookKeyFor(input: CookKeyInput, settings: CookSettingsHashes): C
     format: String(COOK_FORMAT_VERSION),
     settings: input.kind === 'text' ? settings.text : input.texture ? settings.texture : settings.package,
   };
+  if (input.kind === 'package' && input.texture) parts.encoder = settings.encoder;
   return { key: keyOfParts(parts), parts };
 }
 

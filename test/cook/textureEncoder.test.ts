@@ -1,0 +1,136 @@
+/**
+ * The texture encoder as a cook sees it, with the real basisu: its identity and levels are in the
+ * cook key (a new build or another level re-cooks the textures, and says "encoder"); a texture
+ * that fell back to RGBA8 because basisu could not run is never cached, so it is re-tried and
+ * re-warned on every cook and becomes KTX2 as soon as basisu works again; an encoder that hangs
+ * fails its textures by name while the rest of the cook goes on.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cookProject, type CookSummary } from '../../cook/cookProject.js';
+import { findBasisu } from '../../cook/texture/index.js';
+import { decodeCooked } from '../../src/format/cookedPackage.js';
+import { hard, prop } from '../../src/format/packageBuilder.js';
+import { decodeExport, parsePackage } from '../../src/format/packageReader.js';
+import { initHash } from '../../src/util/hash.js';
+import { encodePng } from '../../samples/generate/png.js';
+import { processGone, readPids, waitFor } from '../helpers/processes.js';
+import { asset, g, tempDir, writeProject } from './helpers.js';
+
+const REAL = findBasisu().path;
+beforeAll(initHash);
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await fsp.rm(d, { recursive: true, force: true });
+});
+
+function texture(guid: string, name: string, compression: string, shade: number) {
+  const data = new Uint8Array(32 * 32 * 3);
+  for (let i = 0; i < data.length; i++) data[i] = (shade + i * 7) & 255;
+  const png = encodePng({ width: 32, height: 32, color: 'rgb', data });
+  return {
+    exports: [
+      {
+        guid,
+        name,
+        className: '/Script/Engine.CTexture',
+        properties: [prop.bool('SRGB', true), prop.bytes('SourceData', png), prop.bool('GenerateMips', true), prop.enum('Compression', 'ETextureCompression', `ETextureCompression::${compression}`)],
+      },
+    ],
+  };
+}
+
+/** A map using a mesh and three textures: two for basisu (ETC1S, UASTC) and one UI (RGBA8). */
+async function project(textures: Record<string, unknown> = {}): Promise<string> {
+  const dir = await tempDir('lumina-texenc-');
+  dirs.push(dir);
+  await writeProject(dir, { cookRoots: ['/Game/Maps/Main'], textures }, {
+    'Content/Maps/Main.lasset': asset(g(1), 'Main', { className: '/Script/Engine.CWorld', imports: [hard(g(2)), hard(g(3)), hard(g(4)), hard(g(5))] }),
+    'Content/Props/Rock.lasset': asset(g(2), 'Rock'),
+    'Content/Textures/T_Rock_D.lasset': texture(g(3), 'T_Rock_D', 'Default', 10),
+    'Content/Textures/T_Rock_N.lasset': texture(g(4), 'T_Rock_N', 'Normalmap', 99),
+    'Content/UI/T_Logo.lasset': texture(g(5), 'T_Logo', 'UserInterface', 200),
+  });
+  return dir;
+}
+
+async function setTextures(dir: string, textures: Record<string, unknown>): Promise<void> {
+  const file = path.join(dir, 'lumina-cook.json');
+  const cfg = JSON.parse(await fsp.readFile(file, 'utf8'));
+  await fsp.writeFile(file, JSON.stringify({ ...cfg, textures }));
+}
+
+async function cookedFormat(dir: string, rel: string): Promise<unknown> {
+  const pkg = parsePackage(await decodeCooked(await fsp.readFile(path.join(dir, 'Saved/Cooked/Game', rel)), rel), rel);
+  return decodeExport(pkg, 0).find((p) => p.name === 'Format')?.value;
+}
+
+const problemsOf = (s: CookSummary) => s.problems.map(({ severity, code, message, file }) => ({ severity, code, message, file: path.basename(file ?? '') }));
+
+describe.skipIf(REAL === null)('the texture encoder in the cook key', () => {
+  it('another basisu level or build re-cooks the textures (reason "encoder") and nothing else', async () => {
+    const dir = await project();
+    expect(await cookProject({ projectDir: dir })).toMatchObject({ ok: true, cooked: 5 });
+    expect(await cookProject({ projectDir: dir })).toMatchObject({ cooked: 0, cached: 5 });
+
+    await setTextures(dir, { etc1sQuality: 200 });
+    // All three textures: the UI one too, since the key is per texture package, not per format.
+    expect(await cookProject({ projectDir: dir })).toMatchObject({ ok: true, cooked: 3, cached: 2, recooked: { encoder: 3 } });
+    expect(await cookProject({ projectDir: dir })).toMatchObject({ cooked: 0 });
+
+    // The same basisu behind another executable: a different build as far as the key can tell.
+    const wrapper = path.join(dir, 'basisu-wrapper.sh');
+    fs.writeFileSync(wrapper, `#!/bin/sh\nexec '${REAL}' "$@"\n`, { mode: 0o755 });
+    await setTextures(dir, { etc1sQuality: 200, encoderPath: 'basisu-wrapper.sh' });
+    expect(await cookProject({ projectDir: dir })).toMatchObject({ ok: true, cooked: 3, recooked: { encoder: 3 } });
+    expect(await cookedFormat(dir, 'Textures/T_Rock_D.lasset')).toBe('KTX2_ETC1S');
+  });
+
+  it('a texture that fell back to RGBA8 is never cached: warned on every cook, KTX2 once basisu runs again', async () => {
+    const dir = await project();
+    fs.writeFileSync(path.join(dir, 'broken-basisu'), 'not a program', { mode: 0o644 });
+    await setTextures(dir, { encoderPath: 'broken-basisu' });
+    const reason = `stored as RGBA8: basisu could not start: spawn ${path.join(dir, 'broken-basisu')} EACCES`;
+    const warned = [
+      { severity: 'warning', code: 'TEXTURE_INVALID', message: reason, file: 'T_Rock_D.lasset' },
+      { severity: 'warning', code: 'TEXTURE_INVALID', message: reason, file: 'T_Rock_N.lasset' },
+    ];
+    const first = await cookProject({ projectDir: dir });
+    expect(first).toMatchObject({ ok: true, cooked: 5 });
+    expect(problemsOf(first).sort((a, b) => a.file.localeCompare(b.file))).toEqual(warned);
+    expect(await cookedFormat(dir, 'Textures/T_Rock_D.lasset')).toBe('RGBA8');
+
+    // Still broken: the two fallbacks cook again and warn again; everything else is cached.
+    const second = await cookProject({ projectDir: dir });
+    expect(second).toMatchObject({ ok: true, cooked: 2, cached: 3 });
+    expect(problemsOf(second).sort((a, b) => a.file.localeCompare(b.file))).toEqual(warned);
+
+    // Fixed: the real encoding, no warning, and from then on cached.
+    await setTextures(dir, {});
+    const fixed = await cookProject({ projectDir: dir });
+    expect(fixed).toMatchObject({ ok: true, cooked: 3, problems: [] });
+    expect(await cookedFormat(dir, 'Textures/T_Rock_D.lasset')).toBe('KTX2_ETC1S');
+    expect(await cookedFormat(dir, 'Textures/T_Rock_N.lasset')).toBe('KTX2_UASTC');
+    expect(await cookProject({ projectDir: dir })).toMatchObject({ cooked: 0, cached: 5 });
+  });
+});
+
+describe('a hung encoder in a cook', () => {
+  it('is killed, retried once, and fails each texture by name; the rest of the cook goes on', async () => {
+    const dir = await project({ encoderPath: 'hanging-basisu', encoderTimeoutMs: 1000 });
+    const pids = path.join(dir, 'hung.pids');
+    fs.writeFileSync(path.join(dir, 'hanging-basisu'), `#!/bin/sh\necho $$ >> '${pids}'\nsleep 3000 &\necho $! >> '${pids}'\nwait\n`, { mode: 0o755 });
+    const s = await cookProject({ projectDir: dir });
+    expect(s).toMatchObject({ ok: false, failed: 2, cooked: 3 });
+    expect(problemsOf(s).sort((a, b) => a.file.localeCompare(b.file))).toEqual(
+      ['T_Rock_D.lasset', 'T_Rock_N.lasset'].map((file) => ({ severity: 'error', code: 'COOK_FAILED', message: 'basisu timed out after 1 s and was killed (retried once)', file })),
+    );
+    expect(s.paks).toEqual([]);
+    const hung = readPids(pids);
+    // ETC1S and UASTC run apart (different flags): a run each, then a run alone each.
+    expect(hung).toHaveLength(8);
+    await waitFor(() => hung.every(processGone), 'every hung encoder and its helper to be gone', 10_000);
+  });
+});
