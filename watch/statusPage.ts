@@ -83,6 +83,8 @@ async function refresh() {
   try {
     const r = await fetch('/status', { cache: 'no-store' });
     if (r.ok) renderStatus(await r.json());
+    // A restarted daemon has a new session: say how to get back in instead of retrying forever.
+    else if (r.status === 401) { $('loggedout').hidden = false; $('conn').textContent = 'logged out'; $('conn').className = 'pill err'; }
   } catch (e) { /* the stream's error handler shows the connection state */ }
   refreshing = false;
   if (again) { again = false; refresh(); }
@@ -110,7 +112,7 @@ function connect() {
   const es = new EventSource('/events');
   const conn = $('conn');
   es.onopen = () => { conn.textContent = 'live'; conn.className = 'pill ok'; refresh(); };
-  es.onerror = () => { conn.textContent = 'reconnecting'; conn.className = 'pill warn'; };
+  es.onerror = () => { conn.textContent = 'reconnecting'; conn.className = 'pill warn'; refresh(); };
   for (const t of ['START', 'END', 'SCAN_END', 'COOK_START', 'COOK_END', 'PAK_WRITTEN', 'WARNING', 'ERROR', 'BATCH_START', 'BATCH_END']) {
     es.addEventListener(t, (m) => { try { onEvent(JSON.parse(m.data)); } catch (err) { console.error(err); } });
   }
@@ -129,6 +131,7 @@ export function statusPageHtml(): string {
 <header class="top"><h1>Lumina daemon</h1><span class="sub" id="project"></span><span id="state" class="pill">...</span><span id="conn" class="pill warn">connecting</span>
 <nav><a id="report-link" href="/report" target="_blank" rel="noopener" hidden>Latest cook report &rarr;</a></nav></header>
 <main>
+<section id="loggedout" hidden><h2 class="err">Logged out</h2><p>The daemon restarted or this session ended. Get a new login link with <code>lumina-cook daemon url</code>.</p></section>
 <section><h2>Progress</h2><div class="grid" style="margin-bottom:12px">
 <div class="stat"><div class="v" id="phase">idle</div><div class="k">now</div></div>
 <div class="stat"><div class="v" id="queue">0</div><div class="k">queued</div></div>
