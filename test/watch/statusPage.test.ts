@@ -75,5 +75,11 @@ describe('daemon status page', () => {
     await reportPage.locator('#treemap [data-kind="chunk"][data-name="Main"]').waitFor();
     await reportPage.close();
     expect(errors).toEqual([]);
+
+    // The session ends (as when the daemon restarts): the page says how to log in again.
+    await context.clearCookies();
+    await savePackage(rock, 'Rock', G.rock, 'rock-v4');
+    await page.locator('#loggedout:not([hidden])').waitFor();
+    expect(await page.locator('#conn').textContent()).toBe('logged out');
   });
 });
