@@ -59,6 +59,11 @@ export async function runCookBench(opts: { assets?: number } = {}): Promise<{ li
     const noop = await cookProject({ projectDir: root });
     const noopMs = performance.now() - noopStart;
     lines.push(`no-op re-cook: ${ms(noopMs)} (target < 1 s): ${noop.cooked} cooked, ${noop.cached} cached, paks rewritten: ${noop.paks.filter((p) => p.written).length}`);
+    // The same no-op without the cook report: what writing Saved/Reports costs.
+    const bareStart = performance.now();
+    await cookProject({ projectDir: root, report: false });
+    const bareMs = performance.now() - bareStart;
+    lines.push(`no-op re-cook without the report: ${ms(bareMs)} (the report: ${ms(noopMs - bareMs)}, ${(noopMs / bareMs).toFixed(2)}x)`);
   } finally {
     await fsp.rm(root, { recursive: true, force: true });
   }
