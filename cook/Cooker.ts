@@ -16,6 +16,7 @@
  * `ci` also missing dependencies, missing roots and scan problems. A verbatim asset is a warning,
  * in the full cook and the daemon alike. Only "nothing to cook" (COOK_NO_ROOTS) throws.
  */
+import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import PQueue from 'p-queue';
@@ -46,7 +47,8 @@ import { resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoo
 import type { CookStore } from './CookStore.js';
 import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
 import { openProjectRegistry } from './projectRegistry.js';
-import { writeChunkPaks, type PakOutput } from './writeChunkPaks.js';
+import { DEV_PAK_NAME, writeChunkPaks, type PakOutput } from './writeChunkPaks.js';
+import { ProjectLock } from './projectLock.js';
 import { shipRelease } from './writeRelease.js';
 import { reportFiles, writeCookReport, type ReportFiles } from './report/writeCookReport.js';
 
@@ -126,6 +128,11 @@ export interface CookerOpenOptions {
   bus?: ProgressBus;
   /** A shared cache consulted before cooking locally and offered what was cooked. */
   store?: CookStore;
+  /**
+   * Take the project lock (one writer per project; PROJECT_LOCKED when a cook or daemon holds it).
+   * Default true; the watch daemon holds the lock itself and passes false.
+   */
+  lock?: boolean;
 }
 
 export interface FullCookOptions {
@@ -158,6 +165,7 @@ export class Cooker {
   /** The open's scan problems, severity 'error' for content problems and 'warning' for a rebuilt cache; the cook decides. */
   private scanProblems: CookProblem[] = [];
   private scanMs = 0;
+  private lock: ProjectLock | undefined;
   /** Publishes in flight to the store. */
   private publishing = new Set<Promise<void>>();
   private readonly debug: ReturnType<typeof createDebugger>;
@@ -191,6 +199,16 @@ export class Cooker {
       config = loaded.config;
     }
     await initHash();
+    const lock = opts.lock === false ? undefined : ProjectLock.acquire(config.intermediatesDir, 'cook');
+    try {
+      return await Cooker.openLocked(opts, config, lock, log, bus, ci);
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
+  }
+
+  private static async openLocked(opts: CookerOpenOptions, config: ProjectConfig, lock: ProjectLock | undefined, log: Logger, bus: ProgressBus, ci: boolean): Promise<Cooker> {
     // What a killed run left half-written beside the paks and caches (Saved/Cooked is swept with
     // the stale outputs by a full cook). Temps of a live writer stay.
     await sweepTempFiles(config.paksDir);
@@ -212,14 +230,17 @@ export class Cooker {
     const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
     const cooker = new Cooker({ config, registry, cache, ci, log, bus, store: opts.store });
     cooker.scanMs = scanMs;
+    cooker.lock = lock;
     cooker.scanProblems = scanProblems;
     if (warning) cooker.report(warning, 'warning', cooker.pending);
     return cooker;
   }
 
-  /** Close the cook cache's journal (everything journaled stays). */
+  /** Close the cook cache's journal (everything journaled stays) and release the project lock. */
   close(): void {
     this.cache.close();
+    this.lock?.release();
+    this.lock = undefined;
   }
 
   /** Report a problem: event, log line, and `into` (a summary's list) when given. */
@@ -453,6 +474,11 @@ export class Cooker {
     if (summary.ok && opts.paks !== false) {
       bus.emit({ type: 'START', phase: 'pak', total: plan.chunks.length });
       const pakStart = performance.now();
+      // A daemon's dev pak (one priority above) would serve its older bytes over the fresh chunk
+      // paks: it goes first, and the chunk paks below hold everything it had.
+      await fsp.rm(path.join(config.paksDir, DEV_PAK_NAME), { force: true }).catch((e: unknown) => {
+        throw errors.ioFailed(path.join(config.paksDir, DEV_PAK_NAME), 'remove', e);
+      });
       summary.paks = await writeChunkPaks({ config, plan: shippedPlan(plan, shipped), results, registryBytes: registryBytes!, cache: this.cache, bus });
       summary.phases.paks = Math.round(performance.now() - pakStart);
       bus.emit({ type: 'END', phase: 'pak', ms: summary.phases.paks, ok: true });

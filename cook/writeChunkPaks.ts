@@ -22,6 +22,8 @@ import { canonicalJson, type CookCache } from './cookCache.js';
 import type { CookPlan } from './planCook.js';
 
 export const CONTENTS_SUFFIX = '.contents.txt';
+/** The watch daemon's patch pak over the chunk paks; a full cook removes it (its paks hold everything). */
+export const DEV_PAK_NAME = 'Dev.pak';
 
 export interface PakOutput {
   chunk: string;

@@ -37,6 +37,7 @@ export type ErrorCode =
   | 'PAK_INVALID'
   | 'PAK_PATH_INVALID'
   | 'PATCH_BASE_INVALID'
+  | 'PROJECT_LOCKED'
   | 'REGISTRY_INVALID'
   | 'TEXTURE_INVALID'
   | 'USAGE';
@@ -192,6 +193,11 @@ export const errors = {
   pakPathInvalid: (file: string, entry: string, why: string) =>
     make('PAK_PATH_INVALID', `entry "${entry}" ${why}`, { file, field: 'path' }),
   patchBaseInvalid: (file: string, why: string, hint?: string) => make('PATCH_BASE_INVALID', why, { file, hint }),
+  projectLocked: (file: string, holder: { pid: number; holder: 'cook' | 'watch' }) =>
+    make('PROJECT_LOCKED', `${holder.holder === 'watch' ? 'a watch daemon' : 'another cook'} (pid ${holder.pid}) is writing this project`, {
+      file,
+      hint: holder.holder === 'watch' ? 'stop it (lumina-cook daemon stop), or ask it to cook (lumina-cook daemon cook)' : 'wait for it to finish',
+    }),
   registryInvalid: (file: string, field: string, why: string, offset?: number) =>
     make('REGISTRY_INVALID', `${field}: ${why}`, { file, field, offset }),
   textureInvalid: (file: string, why: string, cause?: unknown) => make('TEXTURE_INVALID', why, { file }, cause),

@@ -1,10 +1,10 @@
 /**
  * The watch daemon: keeps a project's paks current while its content is edited.
  *
- * Start-up: refuse when another live daemon owns the project, sweep temp files a killed run left,
- * open the registry and scan, run a full cook (the cook cache makes it cheap; it rewrites only
- * chunk paks whose inputs changed), drop the dev pak (the chunk paks now hold everything), then
- * watch every mount and serve the control API.
+ * Start-up: refuse when another live daemon owns the project, take the project lock (one writer),
+ * sweep temp files a killed run left, start watching every mount, then scan and run a full cook
+ * (the cook cache makes it cheap; it rewrites only chunk paks whose inputs changed) as the first
+ * unit of the work chain: saves made meanwhile are batches queued behind it, so none is lost.
  *
  * Per batch of file changes: `registry.updateFiles` once (one registry broadcast per batch), then
  * IncrementalCook cooks what changed and rewrites `Saved/Paks/Dev.pak`. After a quiet period the
@@ -23,6 +23,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig, type ProjectConfig } from '../config/index.js';
 import { Cooker, type CookSummary } from '../cook/Cooker.js';
+import { ProjectLock } from '../cook/projectLock.js';
 import { errors, isLuminaError, type LuminaLog } from '../src/errors.js';
 import { ProgressBus } from '../src/log/events.js';
 import { silentLogger, type Logger } from '../src/log/logger.js';
@@ -51,9 +52,17 @@ export interface DaemonOptions {
   shutdownTimeoutMs?: number;
 }
 
+interface FullCookPending {
+  id: string;
+  started: boolean;
+  done: Promise<CookSummary | undefined>;
+}
+
 /** Everything that belongs to one project; replaced whole on a project switch. */
 interface Session {
   config: ProjectConfig;
+  /** This daemon is the project's one writer while the session lasts. */
+  lock: ProjectLock;
   registry: AssetRegistry;
   /** The one cook engine: the start-up and fold cooks and every batch go through it. */
   cooker: Cooker;
@@ -71,7 +80,7 @@ export class Daemon {
   private readonly startedAt = new Date().toISOString();
   private chain: Promise<unknown> = Promise.resolve();
   /** A full cook that is queued or running: POST /cook joins it. */
-  private fullCookPending: { id: string; started: boolean; done: Promise<CookSummary | undefined> } | undefined;
+  private fullCookPending: FullCookPending | undefined;
   private cookSeq = 0;
   private batches = 0;
   private lastCook: LastCook | null = null;
@@ -150,29 +159,54 @@ export class Daemon {
   }
 
   private async openSession(config: ProjectConfig): Promise<Session> {
-    await sweepProject(config, this.log);
-    // A file that turns corrupt keeps shipping its last good version while the error is shown.
-    const registry = await AssetRegistry.open({ config, log: this.log, mintSidecars: true, autoSave: false, keepLastGood: true });
-    const scan = await registry.scan();
-    this.bus.emit({ type: 'SCAN_END', assets: scan.assets, read: scan.read, cached: scan.cached, removed: scan.removed, ms: scan.ms });
-    for (const p of scan.problems) this.noteProblem(p);
-    await registry.save().catch((e: unknown) => this.log.warn({ err: e }, 'registry cache not saved'));
-    const cooker = await Cooker.open({ config, registry, log: this.log, bus: this.bus });
-    const cook = new IncrementalCook(cooker);
-    const batcher = new ChangeBatcher({
-      debounceMs: this.opts.debounceMs ?? config.watch.debounceMs,
-      log: this.log,
-      handler: (b) => this.runBatch(b),
-    });
-    const session: Session = { config, registry, cooker, cook, batcher, watcher: undefined as unknown as MountWatcher };
-    this.session = session;
-    // The start-up cook also drops a dev pak a killed run left: the chunk paks now hold its content.
-    await this.enqueueFullCook('full').done;
-    // Watch only after the first cook: the cook mints sidecars, and those writes are not edits.
-    session.watcher = watchMounts({ roots: config.mounts.map((m) => m.dir), batcher, log: this.log });
-    await session.watcher.ready;
-    this.log.info({ project: config.projectDir, port: this.server.port, assets: scan.assets }, 'watching');
-    return session;
+    // One writer per project: held for as long as this daemon watches it (a `cook` meanwhile gets
+    // PROJECT_LOCKED and is told to use `daemon cook`).
+    const lock = ProjectLock.acquire(config.intermediatesDir, 'watch');
+    let session: Session | undefined;
+    try {
+      await sweepProject(config, this.log);
+      // A file that turns corrupt keeps shipping its last good version while the error is shown.
+      const registry = await AssetRegistry.open({ config, log: this.log, mintSidecars: true, autoSave: false, keepLastGood: true });
+      const batcher = new ChangeBatcher({
+        debounceMs: this.opts.debounceMs ?? config.watch.debounceMs,
+        log: this.log,
+        handler: (b) => this.runBatch(b),
+      });
+      session = { config, lock, registry, batcher } as Session;
+      this.session = session;
+      const s = session;
+      // Start-up (scan, then the full cook) is one unit of the work chain, queued before the
+      // watcher starts: batches of saves made during start-up run after it and re-check those
+      // files, so no save is lost, and none is cooked against a half-scanned registry.
+      let go!: () => void;
+      const gate = new Promise<void>((r) => (go = r));
+      const startup = this.exclusive(async () => {
+        await gate;
+        const scan = await registry.scan();
+        this.bus.emit({ type: 'SCAN_END', assets: scan.assets, read: scan.read, cached: scan.cached, removed: scan.removed, ms: scan.ms });
+        for (const p of scan.problems) this.noteProblem(p);
+        await registry.save().catch((e: unknown) => this.log.warn({ err: e }, 'registry cache not saved'));
+        s.cooker = await Cooker.open({ config, registry, log: this.log, bus: this.bus, lock: false });
+        s.cook = new IncrementalCook(s.cooker);
+        // The start-up cook also drops a dev pak a killed run left: the chunk paks now hold its content.
+        await this.fullCook(this.newFullCook(), 'full');
+        return scan.assets;
+      });
+      // The watcher first (it sees every save from here on), then the scan. Sidecars the scan
+      // mints come back as events too: a re-check that finds them unchanged costs a stat.
+      s.watcher = watchMounts({ roots: config.mounts.map((m) => m.dir), batcher, log: this.log });
+      await s.watcher.ready;
+      go();
+      const assets = await startup;
+      this.log.info({ project: config.projectDir, port: this.server.port, assets }, 'watching');
+      return s;
+    } catch (e) {
+      await session?.watcher?.close().catch(() => {});
+      await session?.batcher.close(0).catch(() => false);
+      session?.cooker?.close();
+      lock.release();
+      throw e;
+    }
   }
 
   /** Run `fn` after all earlier work; failures are the caller's, the chain goes on. */
@@ -205,9 +239,7 @@ export class Daemon {
         const change = scan.change;
         for (const p of scan.problems) this.noteProblem(p);
         const r = await s.cook.runBatch(change);
-        // The registry cache is advisory (a stale one only costs reads on the next scan), so it
-        // is saved after the dev pak, off the latency path, instead of inside updateFiles.
-        await s.registry.save().catch((e: unknown) => this.log.warn({ err: e }, 'registry cache not saved'));
+        // No registry cache write here: it is advisory and 5 MB at 50k assets (see fullCook).
         summary = { changed: change.added.length + change.changed.length, removed: change.removed.length, cooked: r.cooked };
         ok = r.failed.length === 0;
         this.log.info({ batch: batch.seq, files: batch.changes.length, ...summary, devPak: r.devPakWritten, ms: Math.round(performance.now() - t0) }, 'batch done');
@@ -251,47 +283,58 @@ export class Daemon {
     return { id: this.enqueueFullCook('full').id, joined: false };
   }
 
-  /** Resolves when the cook with this id (or the current one) is done. */
-  private enqueueFullCook(kind: 'full'): { id: string; done: Promise<CookSummary | undefined> } {
-    const id = `cook-${++this.cookSeq}`;
-    const pending = { id, started: false, done: undefined as unknown as Promise<CookSummary | undefined> };
+  /** A new pending full cook (what POST /cook joins until it starts). */
+  private newFullCook(): FullCookPending {
+    const pending: FullCookPending = { id: `cook-${++this.cookSeq}`, started: false, done: Promise.resolve(undefined) };
     this.fullCookPending = pending;
-    pending.done = this.exclusive(async () => {
-      pending.started = true;
-      if (this.stopping) return undefined;
-      const s = this.session;
-      const t0 = performance.now();
-      const startedAt = new Date().toISOString();
-      this.state = 'cooking';
-      this.clearConsolidate();
-      let summary: CookSummary | undefined;
-      let ok = false;
-      try {
-        summary = await s.cooker.cook();
-        ok = summary.ok;
-        if (ok) this.errorBoard.clearUnfiled();
-        // Only a cook that wrote the paks makes the dev pak redundant.
-        s.cook.reset();
-        if (ok) await s.cook.devPak.clear();
-      } catch (e) {
-        const log = isLuminaError(e) ? e.toLog() : ({ code: 'COOK_FAILED', message: String((e as Error)?.message ?? e) } as LuminaLog);
-        this.bus.emit({ type: 'ERROR', log });
-        this.log.error({ code: log.code, file: log.file }, log.message);
-        // Nothing to cook (no roots) still leaves text assets and edits to track.
-        try {
-          s.cook.reset();
-        } catch {
-          // Reported by the next batch.
-        }
-      } finally {
-        if (this.fullCookPending === pending) this.fullCookPending = undefined;
-        this.lastCook = { id, kind, ok, startedAt, ms: Math.round(performance.now() - t0), summary: summary && brief(summary) };
-        this.state = 'idle';
-        this.armConsolidate();
-      }
-      return summary;
-    });
     return pending;
+  }
+
+  /** Queue a full cook on the work chain. */
+  private enqueueFullCook(kind: 'full'): { id: string; done: Promise<CookSummary | undefined> } {
+    const pending = this.newFullCook();
+    pending.done = this.exclusive(() => this.fullCook(pending, kind));
+    return pending;
+  }
+
+  /** A full cook through the session's Cooker; call only from within the work chain. */
+  private async fullCook(pending: FullCookPending, kind: 'full'): Promise<CookSummary | undefined> {
+    pending.started = true;
+    if (this.stopping) return undefined;
+    const s = this.session;
+    const t0 = performance.now();
+    const startedAt = new Date().toISOString();
+    this.state = 'cooking';
+    this.clearConsolidate();
+    let summary: CookSummary | undefined;
+    let ok = false;
+    try {
+      summary = await s.cooker.cook();
+      ok = summary.ok;
+      if (ok) this.errorBoard.clearUnfiled();
+      // Only a cook that wrote the paks makes the dev pak redundant (the cook removed its file).
+      s.cook.reset();
+      if (ok) await s.cook.devPak.clear();
+      // The registry cache is advisory (a stale one costs re-reads on the next start, never a wrong
+      // answer), so batches do not rewrite it; it is saved here, when the daemon goes idle, and at stop.
+      await s.registry.save().catch((e: unknown) => this.log.warn({ err: e }, 'registry cache not saved'));
+    } catch (e) {
+      const log = isLuminaError(e) ? e.toLog() : ({ code: 'COOK_FAILED', message: String((e as Error)?.message ?? e) } as LuminaLog);
+      this.bus.emit({ type: 'ERROR', log });
+      this.log.error({ code: log.code, file: log.file }, log.message);
+      // Nothing to cook (no roots) still leaves text assets and edits to track.
+      try {
+        s.cook.reset();
+      } catch {
+        // Reported by the next batch.
+      }
+    } finally {
+      if (this.fullCookPending === pending) this.fullCookPending = undefined;
+      this.lastCook = { id: pending.id, kind, ok, startedAt, ms: Math.round(performance.now() - t0), summary: summary && brief(summary) };
+      this.state = 'idle';
+      this.armConsolidate();
+    }
+    return summary;
   }
 
   status(): DaemonStatus {
@@ -331,7 +374,8 @@ export class Daemon {
     await old.batcher.close(this.opts.shutdownTimeoutMs ?? 10_000);
     await this.chain;
     await old.registry.save().catch(() => {});
-    old.cooker.close();
+    old.cooker?.close();
+    old.lock.release();
     this.state = 'starting';
     this.server.relocate(path.join(config.intermediatesDir, DAEMON_INFO_FILE), config.projectDir);
     this.session = await this.openSession(config);
@@ -358,8 +402,9 @@ export class Daemon {
         }
         if (finished) {
           await s.registry.save().catch(() => {});
-          s.cooker.close();
+          s.cooker?.close();
         }
+        s.lock.release();
       }
       await this.server.close();
       this.log.info({ finished }, finished ? 'daemon stopped' : 'daemon stopped; the in-flight batch was abandoned');
@@ -371,8 +416,9 @@ export class Daemon {
 }
 
 /** The summary without the bulky lists, for /status. */
-function brief(s: CookSummary): Omit<CookSummary, 'problems' | 'paks'> & { problems: number; paks: number } {
-  return { ...s, problems: s.problems.length, paks: s.paks.length };
+function brief(s: CookSummary): Omit<CookSummary, 'problems' | 'paks' | 'assetReports'> & { problems: number; paks: number } {
+  const { assetReports: _, ...rest } = s;
+  return { ...rest, problems: s.problems.length, paks: s.paks.length };
 }
 
 function readInfo(infoFile: string): { pid: number; token?: string } | undefined {

@@ -14,6 +14,7 @@ import type { PlannedAsset } from '../cook/planCook.js';
 import { hashHex, xxh64 } from '../src/util/hash.js';
 import type { LuminaLog } from '../src/errors.js';
 import type { AssetRecord } from '../src/registry/types.js';
+import path from 'node:path';
 import { DevPak } from './DevPak.js';
 
 export interface BatchCookResult {
@@ -67,6 +68,8 @@ export class IncrementalCook {
    * The cook cache is the Cooker's, in memory: nothing is re-read from disk.
    */
   reset(): void {
+    const { config, lastPlan } = this.cooker;
+    this.devPak.setBase((lastPlan?.chunks ?? []).map((c) => path.join(config.paksDir, `${c}.pak`)));
     this.shipped = this.shippedOf(this.cooker.lastPlan ? [...this.cooker.lastPlan.packages, ...this.cooker.lastPlan.textAssets] : this.planned());
     this.registryHash = hashHex(xxh64(this.registryBytes(this.shipped)));
   }

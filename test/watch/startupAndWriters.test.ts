@@ -1,0 +1,135 @@
+/**
+ * The daemon's start-up and its place among writers: saves made while it starts all ship; its dev
+ * pak is a patch pak over the chunk paks; a `cook` after it removes the dev pak it left; and one
+ * writer per project (a cook beside a daemon, or beside another cook, is refused; a stale lock is not).
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cookProject } from '../../cook/cookProject.js';
+import { Cooker } from '../../cook/Cooker.js';
+import { LOCK_FILE_NAME } from '../../cook/projectLock.js';
+import { PakReader } from '../../pak/PakReader.js';
+import { PAK_FLAG_PATCH } from '../../pak/pakFormat.js';
+import { buildPackage, prop } from '../../src/format/packageBuilder.js';
+import { hashHex, initHash, xxh64 } from '../../src/util/hash.js';
+import { Daemon } from '../../watch/Daemon.js';
+import { DEV_PAK_NAME } from '../../watch/DevPak.js';
+import { sleep, tempDir, waitFor } from './helpers.js';
+import { G, makeProject, savePackage, shippedHas } from './project.js';
+
+/** mulberry32, so a failing run can be replayed from its seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('daemon start-up and writers', () => {
+  let daemon: Daemon | undefined;
+  let root: string | undefined;
+  afterEach(async () => {
+    await daemon?.stop();
+    daemon = undefined;
+    if (root) await fsp.rm(root, { recursive: true, force: true });
+  });
+
+  for (const seed of [1, 2, 3]) {
+    it(`every save made while the daemon starts ends up in the paks (seed ${seed})`, async () => {
+      await initHash();
+      root = await tempDir();
+      const p = await makeProject(root);
+      // Unreferenced filler makes the scan take a while, so saves land in it and in the start-up cook.
+      for (let i = 0; i < 300; i++) {
+        const guid = (0xf000 + i).toString(16).padStart(32, '0');
+        await fsp.mkdir(path.join(p.content, 'Filler'), { recursive: true });
+        await fsp.writeFile(path.join(p.content, 'Filler', `F${i}.lasset`), buildPackage({ exports: [{ guid, name: `F${i}`, className: '/Script/Engine.CStaticMesh', properties: [prop.int('N', i)] }] }));
+      }
+      const rand = rng(seed);
+      const rock = path.join(p.content, 'Meshes', 'Rock.lasset');
+      const menu = path.join(p.content, 'UI', 'Menu.rml');
+      let lastRock = 'rock-v1';
+      let lastMenu = 'menu-v1';
+      const starting = Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
+      let started = false;
+      void starting.then(() => (started = true), () => (started = true));
+      // Saves at seeded moments from the first tick of start-up until it has returned.
+      for (let n = 0; !started || n < 3; n++) {
+        if (rand() < 0.6) {
+          lastRock = `rock-s${n}`;
+          await savePackage(rock, 'Rock', G.rock, lastRock);
+        } else {
+          lastMenu = `menu-s${n}`;
+          await fsp.writeFile(menu, `<rml>${lastMenu}</rml>`);
+        }
+        await sleep(Math.floor(rand() * 40));
+        if (n > 400) break;
+      }
+      daemon = await starting;
+      await daemon.whenIdle();
+      await waitFor(() => shippedHas(p.paks, '/Game/Meshes/Rock.lasset', lastRock), `${lastRock} in the paks`);
+      await waitFor(() => shippedHas(p.paks, '/Game/UI/Menu.rml', lastMenu), `${lastMenu} in the paks`);
+    }, 60_000);
+  }
+
+  it('writes Dev.pak as a patch over the chunk paks, and a cook after the daemon removes it', async () => {
+    await initHash();
+    root = await tempDir();
+    const p = await makeProject(root);
+    daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
+    await savePackage(path.join(p.content, 'Meshes', 'Rock.lasset'), 'Rock', G.rock, 'rock-v2');
+    await waitFor(() => shippedHas(p.paks, '/Game/Meshes/Rock.lasset', 'rock-v2'), 'rock-v2');
+    await daemon.whenIdle();
+    const dev = await PakReader.open(path.join(p.paks, DEV_PAK_NAME));
+    const main = await PakReader.open(path.join(p.paks, 'Main.pak'));
+    try {
+      expect(dev.header.flags & PAK_FLAG_PATCH).toBe(PAK_FLAG_PATCH);
+      // One chunk pak below it: its base is that pak's TOC hash.
+      expect(hashHex(dev.toc.baseTocHash)).toBe(hashHex(main.tocHash));
+    } finally {
+      await dev.close();
+      await main.close();
+    }
+
+    // The daemon stops with its dev pak in place; then the content changes again and a cook runs.
+    await daemon.stop();
+    daemon = undefined;
+    await savePackage(path.join(p.content, 'Meshes', 'Rock.lasset'), 'Rock', G.rock, 'rock-v3');
+    const s = await cookProject({ projectDir: p.dir });
+    expect(s.ok).toBe(true);
+    expect(fs.existsSync(path.join(p.paks, DEV_PAK_NAME))).toBe(false);
+    expect(await shippedHas(p.paks, '/Game/Meshes/Rock.lasset', 'rock-v3')).toBe(true);
+  }, 60_000);
+
+  it('one writer per project: a cook beside a daemon or a cook is refused, a stale lock is taken over', async () => {
+    await initHash();
+    root = await tempDir();
+    const p = await makeProject(root);
+    daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
+    const lockFile = path.join(p.dir, 'Intermediates', LOCK_FILE_NAME);
+    await expect(cookProject({ projectDir: p.dir })).rejects.toMatchObject({
+      code: 'PROJECT_LOCKED',
+      message: `a watch daemon (pid ${process.pid}) is writing this project`,
+      file: lockFile,
+      hint: 'stop it (lumina-cook daemon stop), or ask it to cook (lumina-cook daemon cook)',
+    });
+    await daemon.stop();
+    daemon = undefined;
+    expect(fs.existsSync(lockFile)).toBe(false);
+
+    const first = await Cooker.open({ projectDir: p.dir });
+    await expect(Cooker.open({ projectDir: p.dir })).rejects.toMatchObject({ code: 'PROJECT_LOCKED', message: `another cook (pid ${process.pid}) is writing this project` });
+    first.close();
+
+    // A lock left by a process that is gone (kill -9) is stale.
+    await fsp.writeFile(lockFile, JSON.stringify({ pid: 2 ** 22 + 12345, holder: 'cook', startedAt: '' }));
+    expect((await cookProject({ projectDir: p.dir })).ok).toBe(true);
+    expect(fs.existsSync(lockFile)).toBe(false);
+  }, 60_000);
+});
