@@ -4,6 +4,8 @@ export const DEFAULTS = {
   engineContentDir: null as string | null,
   savedDir: 'Saved',
   intermediatesDir: 'Intermediates',
+  /** Class schemas (JSON) that say what native tails hold. */
+  schemas: 'Schemas',
   cookRoots: [] as string[],
   GameStartupMap: null as string | null,
   cook: {

@@ -40,6 +40,8 @@ export interface ProjectConfig {
   gameStartupMap: string | null;
   savedDir: string;
   intermediatesDir: string;
+  /** Absolute folder of class schemas (config key `schemas`). */
+  schemasDir: string;
   cookedDir: string;
   paksDir: string;
   releasesDir: string;
@@ -150,6 +152,7 @@ export function normalizeConfig(raw: unknown, projectDir: string, file: string):
     gameStartupMap: r.GameStartupMap ?? DEFAULTS.GameStartupMap,
     savedDir,
     intermediatesDir: resolve(r.intermediatesDir ?? DEFAULTS.intermediatesDir),
+    schemasDir: resolve(r.schemas ?? DEFAULTS.schemas),
     cookedDir: path.join(savedDir, 'Cooked'),
     paksDir: path.join(savedDir, 'Paks'),
     releasesDir: path.join(savedDir, 'Releases'),

@@ -52,6 +52,7 @@ export const CONFIG_SHAPE: Shape = {
   engineContentDir: isStringOrNull,
   savedDir: isString,
   intermediatesDir: isString,
+  schemas: isString,
   cookRoots: arrayOf(isVirtualPath),
   GameStartupMap: (v, k) => (v === null ? null : isVirtualPath(v, k)),
   plugins: (v) => (Array.isArray(v) ? null : 'must be an array of plugins'),

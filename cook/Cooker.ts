@@ -24,6 +24,7 @@ import { loadConfig, type ProjectConfig } from '../config/index.js';
 import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/errors.js';
 import { encodeCookedRegistry } from '../src/format/cookedRegistry.js';
 import { DependencyType } from '../src/format/packageTypes.js';
+import { readPackageTables } from '../src/format/packageReader.js';
 import { ProgressBus } from '../src/log/events.js';
 import { createDebugger, silentLogger, type Logger } from '../src/log/logger.js';
 import { sweepTempFiles } from '../src/util/atomicWrite.js';
@@ -36,6 +37,7 @@ import {
   cookPackageAsset,
   cookTextAsset,
   identityOf,
+  exportClasses,
   keyForRecord,
   writeOutput,
   type AssetCookContext,
@@ -180,7 +182,7 @@ export class Cooker {
     this.store = opts.store;
     // LUMINA_DEBUG=cook: one line per asset that did not come from the cache, with the reason.
     this.debug = createDebugger('cook', this.log);
-    this.ctx = assetCookContext(this.config, this.cache);
+    this.ctx = assetCookContext(this.config, this.cache, undefined, (w) => this.report(w, 'warning'));
   }
 
   /**
@@ -297,11 +299,20 @@ export class Cooker {
   /** A verified result from the store, written as the output and cached; undefined on a miss. */
   private async fetchFromStore(record: AssetRecord, reason: RecookReason): Promise<AssetCookResult | undefined> {
     const t0 = performance.now();
-    const key = keyForRecord(record, this.ctx, this.cache.peek(record.guid)?.texture);
+    // The schema part of the key needs the export classes: from the last cook, else the tables.
+    let classes = this.cache.peek(record.guid)?.classes;
+    if (!classes && this.ctx.schemas.size > 0) {
+      try {
+        classes = exportClasses(await readPackageTables(record.file));
+      } catch {
+        return undefined; // cook it here, which reports what is wrong with the file
+      }
+    }
+    const key = keyForRecord(record, this.ctx, this.cache.peek(record.guid)?.texture, record.hash, classes);
     const got = await this.store!.fetch({ record, key }).catch(() => undefined);
     if (!got) return undefined;
     const output = cookedPathFor(this.config.cookedDir, record);
-    const realKey = got.texture ? keyForRecord(record, this.ctx, true) : key;
+    const realKey = got.texture ? keyForRecord(record, this.ctx, true, record.hash, classes) : key;
     try {
       this.cache.delete(record.guid);
       writeOutput(output, got.bytes);
@@ -313,6 +324,7 @@ export class Cooker {
         strippedExports: got.strippedExports,
         nulledRefs: got.nulledRefs,
         texture: got.texture,
+        ...(classes ? { classes } : {}),
       });
       return {
         status: 'fetched',

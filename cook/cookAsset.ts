@@ -12,6 +12,7 @@ import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { encodeCooked } from '../src/format/cookedPackage.js';
 import { parsePackage } from '../src/format/packageReader.js';
+import type { LoadedPackage } from '../src/format/packageTypes.js';
 import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/errors.js';
 import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 import { hashHex, xxh64 } from '../src/util/hash.js';
@@ -21,6 +22,8 @@ import type { CacheCheck, CacheEntry, CookCache, RecookReason } from './cookCach
 import { cookKeyFor, settingsHashes, type CookKey, type CookSettingsHashes } from './cookKey.js';
 import { cookPackageBytes } from './stripPackage.js';
 import { TEXTURE_CLASS, textureTransform } from './textureExport.js';
+import { ClassSchemas } from '../src/schemas/classSchemas.js';
+import { loadSchemas } from '../src/schemas/loadSchemas.js';
 
 export type AssetStatus = 'cooked' | 'cached' | 'fetched' | 'verbatim' | 'failed';
 
@@ -58,15 +61,25 @@ export interface AssetCookContext {
   textures: TextureConfig;
   onCookFailure: 'fail' | 'verbatim';
   onTextureFallback?: (file: string, reason: string) => void;
+  /** The project's class schemas: what native tails hold, and the `schema` part of the keys of the packages they touch. */
+  schemas: ClassSchemas;
+  /** Non-fatal findings of a package's cook (PACKAGE_NAME_NONE). */
+  onWarning?: (warning: LuminaLog) => void;
 }
 
-/** The context every asset cook of a project shares (the Cooker builds it once). */
+/**
+ * The context every asset cook of a project shares (the Cooker builds it once). Loads the schemas
+ * folder: one that does not validate throws SCHEMA_INVALID naming the file, like a bad config.
+ */
 export function assetCookContext(
-  config: Pick<ProjectConfig, 'cookedDir' | 'cook' | 'textures'>,
+  config: Pick<ProjectConfig, 'cookedDir' | 'cook' | 'textures'> & Partial<Pick<ProjectConfig, 'schemasDir'>>,
   cache: CookCache,
   onTextureFallback?: (file: string, reason: string) => void,
+  onWarning?: (warning: LuminaLog) => void,
 ): AssetCookContext {
   return {
+    schemas: config.schemasDir ? loadSchemas(config.schemasDir) : ClassSchemas.empty,
+    onWarning,
     cache,
     cookedDir: config.cookedDir,
     settings: settingsHashes(config),
@@ -80,15 +93,29 @@ export function assetCookContext(
 
 /**
  * The cook key `record` would be cooked under, given whether it holds a texture export (known
- * for sure only after parsing; the asset class is the guess before).
+ * for sure only after parsing; the asset class is the guess before) and its export classes (the
+ * `schema` part; undefined when unknown, which never matches a package a schema may touch).
  */
-export function keyForRecord(record: AssetRecord, ctx: Pick<AssetCookContext, 'settings'>, texture = record.className === TEXTURE_CLASS, contentHash = record.hash): CookKey {
-  return cookKeyFor({ kind: record.kind, contentHash, texture: texture || record.className === TEXTURE_CLASS }, ctx.settings);
+export function keyForRecord(
+  record: AssetRecord,
+  ctx: Pick<AssetCookContext, 'settings'> & Partial<Pick<AssetCookContext, 'schemas'>>,
+  texture = record.className === TEXTURE_CLASS,
+  contentHash = record.hash,
+  classes?: readonly string[],
+): CookKey {
+  let schema: string | undefined;
+  if (record.kind === 'package' && ctx.schemas && ctx.schemas.size > 0) schema = classes ? ctx.schemas.packageHash(classes) : 'unknown';
+  return cookKeyFor({ kind: record.kind, contentHash, texture: texture || record.className === TEXTURE_CLASS, schema }, ctx.settings);
+}
+
+/** The export classes of a parsed package, as the cache entry keeps them. */
+export function exportClasses(pkg: Pick<LoadedPackage, 'exports'>): string[] {
+  return [...new Set(pkg.exports.map((e) => e.className ?? ''))].sort();
 }
 
 /** Is the asset's cached output still valid? (no read of the source) */
 export function checkCache(record: AssetRecord, ctx: AssetCookContext): CacheCheck {
-  return ctx.cache.check(record.guid, (texture) => keyForRecord(record, ctx, texture), record.virtualPath.slice(1));
+  return ctx.cache.check(record.guid, (texture, classes) => keyForRecord(record, ctx, texture, record.hash, classes), record.virtualPath.slice(1));
 }
 
 /** `Saved/Cooked/<virtual path>` for a record. */
@@ -182,15 +209,18 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
     const cooked = await cookPackageBytes(pkg, {
       editorOnlyClassPrefixes: ctx.editorOnlyClassPrefixes,
       transformExport: textureTransform({ ...ctx.textures, onFallback }),
+      schemas: ctx.schemas,
     });
+    for (const w of cooked.warnings) ctx.onWarning?.(w);
     const texture = pkg.exports.some((e) => e.className === TEXTURE_CLASS);
+    const classes = exportClasses(pkg);
     const lckd = await encodeCooked(cooked.raw, { level: ctx.compressionLevel });
     writeOutput(output, lckd);
     if (warnings.length) {
       const identity = `fallback:${hashHex(xxh64(cooked.raw))}:${cooked.raw.byteLength}:${lckd.byteLength}`;
       return { status: 'cooked', reason: check.reason, output, identity, warnings, bytesIn: source.byteLength, bytesOut: lckd.byteLength, strippedExports: cooked.strippedExports, nulledRefs: cooked.nulledRefs, ms: performance.now() - t0 };
     }
-    const key = keyForRecord(record, ctx, texture, contentHash);
+    const key = keyForRecord(record, ctx, texture, contentHash, classes);
     const ms = performance.now() - t0;
     const entry = ctx.cache.set(record.guid, key, {
       cookedFile: record.virtualPath.slice(1),
@@ -200,6 +230,7 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
       strippedExports: cooked.strippedExports,
       nulledRefs: cooked.nulledRefs,
       texture,
+      classes,
       cookMs: Math.round(ms),
     });
     return {

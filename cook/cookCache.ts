@@ -55,6 +55,8 @@ export interface CacheEntry {
   nulledRefs: number;
   /** The package held a texture export, so texture settings are part of its key. */
   texture: boolean;
+  /** Class names of the package's exports: which class schemas its key depends on. */
+  classes?: string[];
   /** How long the cook took (ms): the cost that balances shards. */
   cookMs?: number;
 }
@@ -212,15 +214,15 @@ export class CookCache {
 
   /**
    * Is the asset's last cook still valid? `want` gives the current key (from whether the last cook
-   * found a texture export, which the entry remembers). `cookedFile` is where it ships now.
+   * found a texture export and which export classes it saw, which the entry remembers). `cookedFile` is where it ships now.
    * Stats the output file (size and mtime must match).
    */
-  check(guid: string, want: (texture: boolean) => CookKey, cookedFile?: string): CacheCheck {
+  check(guid: string, want: (texture: boolean, classes: readonly string[] | undefined) => CookKey, cookedFile?: string): CacheCheck {
     const e = this.entries.get(guid);
     if (!e) return { hit: false, reason: 'new' };
     // A renamed or moved asset keeps its GUID but ships under a new path.
     if (cookedFile !== undefined && e.cookedFile !== cookedFile) return { hit: false, reason: 'output' };
-    const k = want(e.texture);
+    const k = want(e.texture, e.classes);
     if (e.key !== k.key) return { hit: false, reason: changedPart(e.parts, k.parts) ?? 'format' };
     // Synchronous: a stat of a cached inode is a few microseconds, the promise round trip several
     // times that, and a no-op re-cook of 20k assets is mostly these stats.
@@ -336,6 +338,7 @@ function isEntry(e: unknown): e is CacheEntry {
     typeof o.sourceSize === 'number' &&
     typeof o.strippedExports === 'number' &&
     typeof o.nulledRefs === 'number' &&
-    typeof o.texture === 'boolean'
+    typeof o.texture === 'boolean' &&
+    (o.classes === undefined || (Array.isArray(o.classes) && o.classes.every((c) => typeof c === 'string')))
   );
 }

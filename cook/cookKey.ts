@@ -14,6 +14,8 @@
  *   (textureEncoderKey: which basisu build, by version and the xxh64 of its executable, and its
  *   quality and effort levels), so a new basisu or another level re-cooks every texture and says
  *   so. A texture that fell back to RGBA8 because basisu could not run is never cached at all.
+ * - `schema`: only for a package whose exports use a class that has a class schema: the hash of
+ *   those classes' schemas (each with its super chain and the structs it reaches).
  *
  * Never a timestamp or an absolute path: two machines with different checkout folders agree.
  * Soft/hard traversal, onCookFailure, concurrency and pak settings decide what ships, not an
@@ -31,7 +33,7 @@ import { textureEncoderKey } from './textureExport.js';
 export const COOK_FORMAT_VERSION = 1;
 
 /** The named inputs of a cook key, in the order they are hashed and compared. */
-export type CookKeyPart = 'content' | 'format' | 'settings' | 'encoder';
+export type CookKeyPart = 'content' | 'format' | 'settings' | 'encoder' | 'schema';
 
 export type CookKeyParts = { [P in CookKeyPart]?: string };
 
@@ -49,6 +51,12 @@ export interface CookKeyInput {
   contentHash: string;
   /** The package holds a texture export (texture settings apply). */
   texture: boolean;
+  /**
+   * The class schemas' part (ClassSchemas.packageHash of the package's export classes): '' or
+   * absent when no schema touches the package, which then has no `schema` part at all, so adding
+   * or editing schemas never moves the key of a package whose classes they do not cover.
+   */
+  schema?: string;
 }
 
 /** JSON with object keys sorted at every level: the same settings always hash the same. */
@@ -93,6 +101,7 @@ export function cookKeyFor(input: CookKeyInput, settings: CookSettingsHashes): C
     settings: input.kind === 'text' ? settings.text : input.texture ? settings.texture : settings.package,
   };
   if (input.kind === 'package' && input.texture) parts.encoder = settings.encoder;
+  if (input.schema) parts.schema = input.schema;
   return { key: keyOfParts(parts), parts };
 }
 

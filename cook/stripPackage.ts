@@ -12,11 +12,14 @@
  * settings only, never on the content of what it imports: the cook cache and the watch daemon
  * rely on this to never re-cook referrers when a dependency changes.
  */
-import { decodeExport, findAssetExport } from '../src/format/packageReader.js';
+import { BinaryReader } from '../src/format/BinaryReader.js';
+import { decodeExportData, exportContext, findAssetExport } from '../src/format/packageReader.js';
 import { writePackage } from '../src/format/packageWriter.js';
-import { encodeProperties, mapObjectRefs } from '../src/format/properties.js';
+import { encodeExportObject, mapObjectRefs } from '../src/format/properties.js';
+import { decodeNativeTail, encodeNativeTail } from '../src/format/nativeTail.js';
 import { ObjectFlags, type LoadedPackage, type PackageToWrite, type Property } from '../src/format/packageTypes.js';
-import { errors } from '../src/errors.js';
+import { errors, type LuminaLog } from '../src/errors.js';
+import { ClassSchemas } from '../src/schemas/classSchemas.js';
 
 /** Object flags that mean "never ships". */
 export const STRIP_OBJECT_FLAGS = ObjectFlags.Transient | ObjectFlags.MarkedDestroy | ObjectFlags.EditorOnly;
@@ -29,6 +32,8 @@ export interface StripOptions {
    * texture glue swaps SourceData for PlatformData here). Return undefined to keep them.
    */
   transformExport?: (index: number, props: Property[], pkg: LoadedPackage) => Promise<Property[] | undefined>;
+  /** Class schemas: a native tail whose class has one is decoded and its references renumbered. */
+  schemas?: ClassSchemas;
 }
 
 export interface CookedPackageBytes {
@@ -39,6 +44,8 @@ export interface CookedPackageBytes {
   nulledRefs: number;
   /** Exports the transform replaced (textures cooked). */
   transformedExports: number;
+  /** Non-fatal findings (PACKAGE_NAME_NONE), each naming the file and offset. */
+  warnings: LuminaLog[];
 }
 
 /** Why export `i` is stripped, or null when it ships. */
@@ -72,39 +79,73 @@ export async function cookPackageBytes(pkg: LoadedPackage, opts: StripOptions): 
     throw errors.cookFailed(pkg.file, `the asset export "${pkg.exports[asset].objectName}" is ${stripReason(pkg, asset, opts.editorOnlyClassPrefixes)}, so nothing of the asset would ship`);
   }
   const identity = kept === n;
+  const schemas = opts.schemas ?? ClassSchemas.empty;
+  const warnings: LuminaLog[] = [...(pkg.warnings ?? [])] as LuminaLog[];
   let nulledRefs = 0;
   let transformedExports = 0;
+  const renumber = (idx: number): number => {
+    if (idx <= 0) return idx; // null and imports are unchanged
+    const to = newIndex[idx - 1];
+    if (to < 0) {
+      nulledRefs++;
+      return 0;
+    }
+    return to + 1;
+  };
   const out: PackageToWrite['exports'] = [];
   for (let i = 0; i < n; i++) {
     if (newIndex[i] < 0) continue;
     const e = pkg.exports[i];
-    let props = decodeExport(pkg, i);
+    // A writer never writes NAME_None: an export that held one is re-encoded with the empty None.
+    let nameNone = false;
+    const onNameNone = (field: string, offset: number) => {
+      nameNone = true;
+      warnings.push(errors.packageNameNone(pkg.file, field, offset).toLog());
+    };
+    const obj = decodeExportData(pkg, i, onNameNone);
     let changed = false;
     if (opts.transformExport) {
-      const replaced = await opts.transformExport(i, props, pkg);
+      const replaced = await opts.transformExport(i, obj.properties, pkg);
       if (replaced !== undefined) {
-        props = replaced;
+        obj.properties = replaced;
         changed = true;
         transformedExports++;
       }
     }
-    if (!identity) {
-      mapObjectRefs(props, (idx) => {
-        if (idx <= 0) return idx; // null and imports are unchanged
-        const to = newIndex[idx - 1];
-        if (to < 0) {
-          nulledRefs++;
-          changed = true;
-          return 0;
+    const count = (idx: number) => {
+      const to = renumber(idx);
+      if (to !== idx) changed = true;
+      return to;
+    };
+    if (!identity) mapObjectRefs(obj.properties, count);
+    if (obj.tail.byteLength > 0) {
+      const className = e.className ?? 'None';
+      const tailAt = pkg.header.objectDataOffset + e.offset + e.size - obj.tail.byteLength;
+      if (schemas.has(e.className)) {
+        // Decoded even when nothing moves: a schema that does not fit fails here, not at run time.
+        const site = { className, exportName: e.objectName ?? `export[${i}]` };
+        const native = decodeNativeTail(new BinaryReader(obj.tail, pkg.file, tailAt, pkg.fileSize), schemas, site, exportContext(pkg, onNameNone));
+        let tailChanged = nameNone;
+        if (!identity) {
+          mapObjectRefs(native, (idx) => {
+            const to = renumber(idx);
+            if (to !== idx) tailChanged = true;
+            return to;
+          });
         }
-        if (to !== idx - 1) changed = true;
-        return to + 1;
-      });
+        if (tailChanged) {
+          obj.tail = encodeNativeTail(native);
+          changed = true;
+        }
+      } else if (!identity) {
+        // Without a schema nobody knows where the tail's references are, so they cannot follow the renumbering.
+        throw errors.nativeTailUnmapped(pkg.file, className, e.objectName ?? `export[${i}]`, tailAt, obj.tail.byteLength);
+      }
     }
     // Version 1 streams may spell None as NAME_None; re-encoding writes the version 2 spelling.
-    const data = changed || pkg.header.version !== 2 ? encodeProperties(props) : pkg.exportData[i];
+    const data = changed || nameNone || pkg.header.version !== 2 ? encodeExportObject(obj) : pkg.exportData[i];
     out.push({ objectGuid: e.objectGuid, objectName: e.objectName, className: e.className, objectFlags: e.objectFlags, assetFlags: e.assetFlags, data });
   }
   const raw = writePackage({ imports: pkg.imports, exports: out, thumbnail: null });
-  return { raw, strippedExports: n - kept, nulledRefs, transformedExports };
+  return { raw, strippedExports: n - kept, nulledRefs, transformedExports, warnings };
 }

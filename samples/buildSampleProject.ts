@@ -136,7 +136,7 @@ function staticMesh(file: string, guid: string, materials: string[], note: strin
       prop.objects('Materials', materials.map((_, i) => ref.import(i))),
       prop.object('BodySetup', ref.export(1)),
       prop.int('LODCount', 2),
-      prop.struct('Bounds', 'BoxSphereBounds', [prop.vector('Origin', 0, 0, 50), prop.vector('BoxExtent', 100, 100, 50), prop.double('SphereRadius', 150)]),
+      prop.builtin('Bounds', 'BoxSphereBounds', [0, 0, 50, 100, 100, 50, 150]),
     ]),
     { guid: sub(guid, 1), name: 'BodySetup', className: CLASS.bodySetup, properties: [prop.enum('CollisionTraceFlag', 'ECollisionTraceFlag', 'ECollisionTraceFlag::UseSimpleAsComplex'), prop.float('Mass', 80)] },
   ];

@@ -28,7 +28,10 @@ export type ErrorCode =
   | 'LMETA_INVALID'
   | 'LMETA_MISSING'
   | 'MOUNT_CONFLICT'
+  | 'NATIVE_TAIL_MISMATCH'
+  | 'NATIVE_TAIL_UNMAPPED'
   | 'PACKAGE_INVALID'
+  | 'PACKAGE_NAME_NONE'
   | 'PACKAGE_TRUNCATED'
   | 'PACKAGE_VERSION'
   | 'PAK_ENTRY_CORRUPT'
@@ -39,6 +42,7 @@ export type ErrorCode =
   | 'PATCH_BASE_INVALID'
   | 'PROJECT_LOCKED'
   | 'REGISTRY_INVALID'
+  | 'SCHEMA_INVALID'
   | 'TEXTURE_INVALID'
   | 'USAGE';
 
@@ -165,8 +169,29 @@ export const errors = {
       hint: 'run the editor or `lumina-cook registry scan` once outside --ci to mint it, then commit it',
     }),
   mountConflict: (alias: string, why: string) => make('MOUNT_CONFLICT', `${alias}: ${why}`, { field: alias }),
+  nativeTailMismatch: (file: string, className: string, exportName: string, offset: number, why: string) =>
+    make('NATIVE_TAIL_MISMATCH', `the schema of ${className} does not fit export "${exportName}": ${why}`, {
+      file,
+      field: `${exportName}.native`,
+      offset,
+      hint: 'the class schema and the package disagree: re-export the schemas from the engine that saved the package',
+    }),
+  nativeTailUnmapped: (file: string, className: string, exportName: string, offset: number, bytes: number) =>
+    make('NATIVE_TAIL_UNMAPPED', `export "${exportName}" (${className}) has ${bytes} bytes of native data and no class schema, and the package loses exports, so its references cannot be renumbered`, {
+      file,
+      field: `${exportName}.native`,
+      offset,
+      hint: `add ${className} to a class schema in the schemas folder, or set cook.onCookFailure to "verbatim" to ship the source`,
+    }),
   packageInvalid: (file: string, field: string, offset: number, why: string) =>
     make('PACKAGE_INVALID', `${field}: ${why}`, { file, field, offset }),
+  packageNameNone: (file: string, field: string, offset: number) =>
+    make('PACKAGE_NAME_NONE', `${field}: the display string NAME_None in a version 2 package is read as None`, {
+      file,
+      field,
+      offset,
+      hint: 'a writer saved a display string where None belongs; re-save the package',
+    }),
   packageTruncated: (file: string, field: string, offset: number, need: number, size: number) =>
     make('PACKAGE_TRUNCATED', `${field}: needs ${need} bytes at offset ${offset} but the file ends at ${size}`, {
       file,
@@ -200,6 +225,8 @@ export const errors = {
     }),
   registryInvalid: (file: string, field: string, why: string, offset?: number) =>
     make('REGISTRY_INVALID', `${field}: ${why}`, { file, field, offset }),
+  schemaInvalid: (file: string, jsonPath: string, why: string) =>
+    make('SCHEMA_INVALID', `${jsonPath}: ${why}`, { file, field: jsonPath }),
   textureInvalid: (file: string, why: string, cause?: unknown) => make('TEXTURE_INVALID', why, { file }, cause),
   usage: (message: string, hint?: string) => make('USAGE', message, { hint }),
 } as const;

@@ -159,11 +159,8 @@ export function buildAssetPackage(asset: PlannedAsset, ctx: PackageContext): Uin
         prop.object('BodySetup', ref.export(body)),
         prop.int('LODCount', rnd.int(1, 4)),
         prop.int('VertexCount', rnd.int(24, 60000)),
-        prop.struct('Bounds', 'BoxSphereBounds', [
-          prop.vector('Origin', 0, 0, extent / 2),
-          prop.vector('BoxExtent', extent, extent, extent / 2),
-          prop.double('SphereRadius', extent * 1.5),
-        ]),
+        // BoxSphereBounds is a built-in struct: origin, box extent, sphere radius, positionally.
+        prop.builtin('Bounds', 'BoxSphereBounds', [0, 0, extent / 2, extent, extent, extent / 2, extent * 1.5]),
         prop.bytes('RenderData', randomBytes(rnd, rnd.int(32, 384))),
       ];
       if (rnd.chance(0.3)) {

@@ -5,9 +5,11 @@
  * only a slice (an export, the tables) was read.
  */
 import { errors } from '../errors.js';
+import { NaNBits, type FloatValue } from './packageTypes.js';
 
 const MAX_FSTRING = 65_535;
-const decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a string that starts with U+FEFF keeps it, so the bytes round-trip.
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export class BinaryReader {
   readonly view: DataView;
@@ -107,6 +109,32 @@ export class BinaryReader {
   f64(field: string): number {
     this.need(8, field);
     const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  /** An f32 value, a NaN kept as its exact bits (see NaNBits). */
+  f32value(field: string): FloatValue {
+    this.need(4, field);
+    const v = this.view.getFloat32(this.pos, true);
+    if (v !== v) {
+      const bits = this.view.getUint32(this.pos, true);
+      this.pos += 4;
+      return new NaNBits(32, BigInt(bits));
+    }
+    this.pos += 4;
+    return v;
+  }
+
+  /** An f64 value, a NaN kept as its exact bits (see NaNBits). */
+  f64value(field: string): FloatValue {
+    this.need(8, field);
+    const v = this.view.getFloat64(this.pos, true);
+    if (v !== v) {
+      const bits = this.view.getBigUint64(this.pos, true);
+      this.pos += 8;
+      return new NaNBits(64, bits);
+    }
     this.pos += 8;
     return v;
   }

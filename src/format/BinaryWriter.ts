@@ -1,4 +1,7 @@
 /** A growable little-endian writer; the mirror of BinaryReader. */
+import { NaNBits, type FloatValue } from './packageTypes.js';
+
+
 const encoder = new TextEncoder();
 
 export class BinaryWriter {
@@ -56,16 +59,24 @@ export class BinaryWriter {
     return this;
   }
 
-  f32(v: number): this {
+  /** A NaNBits is written as its exact bits. */
+  f32(v: FloatValue): this {
     this.ensure(4);
-    this.view.setFloat32(this.pos, v, true);
+    if (v instanceof NaNBits) {
+      if (v.width !== 32) throw new RangeError(`a ${v.width}-bit NaN cannot be written as an f32`);
+      this.view.setUint32(this.pos, Number(v.bits), true);
+    } else this.view.setFloat32(this.pos, v, true);
     this.pos += 4;
     return this;
   }
 
-  f64(v: number): this {
+  /** A NaNBits is written as its exact bits. */
+  f64(v: FloatValue): this {
     this.ensure(8);
-    this.view.setFloat64(this.pos, v, true);
+    if (v instanceof NaNBits) {
+      if (v.width !== 64) throw new RangeError(`a ${v.width}-bit NaN cannot be written as an f64`);
+      this.view.setBigUint64(this.pos, v.bits, true);
+    } else this.view.setFloat64(this.pos, v, true);
     this.pos += 8;
     return this;
   }

@@ -2,9 +2,10 @@
  * A convenient way to make packages in code: the sample project, the large-project generator and
  * tests all build packages through this, so they all produce what the writer writes.
  */
-import { encodeProperties } from './properties.js';
+import { encodeExportObject } from './properties.js';
+import { encodeNativeTail } from './nativeTail.js';
 import { writePackage } from './packageWriter.js';
-import { DependencyType, type ImportEntry, type Property, type Thumbnail } from './packageTypes.js';
+import { DependencyType, type FloatValue, type ImportEntry, type Property, type Thumbnail } from './packageTypes.js';
 
 export interface ExportSpec {
   guid: string;
@@ -15,6 +16,10 @@ export interface ExportSpec {
   properties?: Property[];
   /** Raw bytes instead of `properties`, for hostile-input tests. */
   data?: Uint8Array;
+  /** Native fields written after the None, positionally (what a class schema describes). */
+  native?: Property[];
+  /** Raw native tail bytes after the None (after `native`, when both are given). */
+  tail?: Uint8Array;
 }
 
 export interface PackageSpec {
@@ -32,10 +37,16 @@ export function buildPackage(spec: PackageSpec): Uint8Array {
       className: e.className,
       objectFlags: e.objectFlags ?? 0,
       assetFlags: e.assetFlags ?? 0,
-      data: e.data ?? encodeProperties(e.properties ?? []),
+      data: e.data ?? exportBytes(e),
     })),
     thumbnail: spec.thumbnail ?? null,
   });
+}
+
+function exportBytes(e: ExportSpec): Uint8Array {
+  let tail = e.native ? encodeNativeTail(e.native) : new Uint8Array(0);
+  if (e.tail) tail = Buffer.concat([tail, e.tail]);
+  return encodeExportObject({ properties: e.properties ?? [], terminated: true, tail });
 }
 
 /** PackageIndex helpers: export i is i + 1, import i is -(i + 1). */
@@ -63,6 +74,8 @@ export const prop = {
     structName: 'Vector',
     value: [x, y, z],
   }),
+  /** A built-in struct (Vector, BoxSphereBounds, Matrix...): its values in wire order. */
+  builtin: (name: string, structName: string, value: FloatValue[] | string): Property => ({ name, arrayIndex: 0, type: 'StructProperty', structName, value }),
   struct: (name: string, structName: string, value: Property[]): Property => ({ name, arrayIndex: 0, type: 'StructProperty', structName, value }),
   bytes: (name: string, value: Uint8Array): Property => ({ name, arrayIndex: 0, type: 'ArrayProperty', innerType: 'ByteProperty', value }),
   objects: (name: string, value: number[]): Property => ({ name, arrayIndex: 0, type: 'ArrayProperty', innerType: 'ObjectProperty', value }),

@@ -9,8 +9,8 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { BinaryReader } from './BinaryReader.js';
-import { decodeProperties, readFName } from './properties.js';
-import { errors, asLuminaError } from '../errors.js';
+import { decodeExportLenient, decodeExportObject, readFName, type PropertyContext } from './properties.js';
+import { errors, asLuminaError, type LuminaLog } from '../errors.js';
 import {
   EXPORT_ENTRY_MIN_SIZE,
   IMPORT_ENTRY_SIZE,
@@ -19,12 +19,14 @@ import {
   PACKAGE_TAG,
   type DependencyType,
   type ExportEntry,
+  type ExportObject,
   type ImportEntry,
   type LoadedPackage,
   type PackageHeader,
   type PackageTables,
   type Property,
   type Thumbnail,
+  type UndecodedProperty,
 } from './packageTypes.js';
 import { readAt } from '../util/readAt.js';
 
@@ -101,6 +103,8 @@ export function parsePackageTables(bytes: Uint8Array, file: string, fileSize: nu
   }
 
   tables.pos = header.exportTableOffset;
+  const warnings: LuminaLog[] = [];
+  const onNameNone = (field: string, offset: number) => warnings.push(errors.packageNameNone(file, field, offset).toLog());
   const dataEnd = header.thumbnailDataOffset !== 0 ? header.thumbnailDataOffset : fileSize;
   const dataSize = dataEnd - header.objectDataOffset;
   const exports: ExportEntry[] = new Array(header.exportCount);
@@ -109,8 +113,8 @@ export function parsePackageTables(bytes: Uint8Array, file: string, fileSize: nu
     const f = `export[${i}]`;
     const objectGuid = tables.guid(`${f}.objectGuid`);
     const nameAt = tables.pos;
-    const objectName = readFName(tables, `${f}.objectName`, header.version);
-    const className = readFName(tables, `${f}.className`, header.version);
+    const objectName = readFName(tables, `${f}.objectName`, header.version, onNameNone);
+    const className = readFName(tables, `${f}.className`, header.version, onNameNone);
     const offAt = tables.pos;
     const offset = tables.i64(`${f}.offset`);
     const size = tables.i64(`${f}.size`);
@@ -143,7 +147,7 @@ export function parsePackageTables(bytes: Uint8Array, file: string, fileSize: nu
       );
     }
   }
-  return { file, fileSize, header, imports, exports };
+  return warnings.length ? { file, fileSize, header, imports, exports, warnings } : { file, fileSize, header, imports, exports };
 }
 
 /** Parse a whole package held in memory: tables, every export's bytes and the thumbnail. */
@@ -207,16 +211,36 @@ async function readFully(fh: fsp.FileHandle, into: Uint8Array, position: number)
   if ((await readAt(fh, into, position)) < into.byteLength) throw new Error('unexpected end of file');
 }
 
-/** Decode export `index`'s property stream, checking references against the package's tables. */
-export function decodeExport(pkg: LoadedPackage, index: number): Property[] {
+/** The decode context of a package's exports: references checked against its tables. */
+export function exportContext(pkg: LoadedPackage, onNameNone?: PropertyContext['onNameNone']): PropertyContext {
+  return { version: pkg.header.version, importCount: pkg.imports.length, exportCount: pkg.exports.length, imports: pkg.imports, onNameNone };
+}
+
+function exportReader(pkg: LoadedPackage, index: number): BinaryReader {
   const e = pkg.exports[index];
-  const r = new BinaryReader(pkg.exportData[index], pkg.file, pkg.header.objectDataOffset + e.offset, pkg.fileSize);
-  return decodeProperties(r, {
-    version: pkg.header.version,
-    importCount: pkg.imports.length,
-    exportCount: pkg.exports.length,
-    imports: pkg.imports,
-  });
+  return new BinaryReader(pkg.exportData[index], pkg.file, pkg.header.objectDataOffset + e.offset, pkg.fileSize);
+}
+
+/** Decode export `index`'s tagged properties (a native tail after them is accepted, not returned). */
+export function decodeExport(pkg: LoadedPackage, index: number): Property[] {
+  return decodeExportData(pkg, index).properties;
+}
+
+/**
+ * Decode export `index`'s object data: tagged properties, whether a None ended them, and the
+ * native tail byte for byte. Each `NAME_None` read in a version 2 package is passed to `onNameNone`.
+ */
+export function decodeExportData(pkg: LoadedPackage, index: number, onNameNone?: PropertyContext['onNameNone']): ExportObject {
+  return decodeExportObject(exportReader(pkg, index), exportContext(pkg, onNameNone));
+}
+
+/** Like decodeExportData, but a property whose value does not decode is kept as its bytes and error. */
+export function decodeExportForDisplay(
+  pkg: LoadedPackage,
+  index: number,
+  onNameNone?: PropertyContext['onNameNone'],
+): { items: Array<Property | UndecodedProperty>; terminated: boolean; tail: Uint8Array } {
+  return decodeExportLenient(exportReader(pkg, index), exportContext(pkg, onNameNone));
 }
 
 /** The export that is the package's asset: its objectName equals the file's stem. -1 if none. */

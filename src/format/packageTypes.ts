@@ -70,6 +70,8 @@ export interface PackageTables {
   header: PackageHeader;
   imports: ImportEntry[];
   exports: ExportEntry[];
+  /** PACKAGE_NAME_NONE warnings from the tables (a version 2 package that wrote `NAME_None`). */
+  warnings?: Array<{ code: string; message: string; file?: string; offset?: number; field?: string; hint?: string }>;
 }
 
 /** A fully read package: tables plus each export's raw bytes and the thumbnail. */
@@ -121,30 +123,85 @@ export const PROPERTY_TYPES: ReadonlySet<string> = new Set<PropertyType>([
   'ArrayProperty',
 ]);
 
-/** Built-in structs are written positionally; their field names are for display only. */
-export const BUILTIN_STRUCTS: Readonly<Record<string, { fields: readonly string[]; kind: 'f64' | 'f32' | 'u8' | 'guid' }>> = {
-  Vector: { fields: ['X', 'Y', 'Z'], kind: 'f64' },
-  Vector2D: { fields: ['X', 'Y'], kind: 'f64' },
-  Vector4: { fields: ['X', 'Y', 'Z', 'W'], kind: 'f64' },
-  Quat: { fields: ['X', 'Y', 'Z', 'W'], kind: 'f64' },
-  Rotator: { fields: ['Pitch', 'Yaw', 'Roll'], kind: 'f64' },
+/**
+ * A NaN as read from a file: its exact bits. A JS number cannot carry them (V8 quiets a
+ * signalling NaN, f32 -> f64 drops the payload's position), and a cooker must copy every byte no
+ * rule names, so a NaN is kept as bits from the read to the write. Every other float value
+ * (-0.0, denormals, infinities) round-trips exactly through a number.
+ */
+export class NaNBits {
+  constructor(
+    /** 32 for an f32, 64 for an f64. */
+    readonly width: 32 | 64,
+    /** The raw bits, as read little-endian. */
+    readonly bits: bigint,
+  ) {}
+
+  toString(): string {
+    return `NaN(0x${this.bits.toString(16).padStart(this.width / 4, '0')})`;
+  }
+}
+
+/** A float value: a number, or the exact bits of a NaN. */
+export type FloatValue = number | NaNBits;
+
+export type BuiltinFieldKind = 'f64' | 'f32' | 'u8' | 'i32';
+
+/** A built-in struct: its fields in wire order (Guid is the one 16-byte special case). */
+export interface BuiltinStruct {
+  kind: 'fields' | 'guid';
+  fields: ReadonlyArray<{ name: string; kind: BuiltinFieldKind }>;
+  /** Bytes on the wire. */
+  size: number;
+}
+
+const FIELD_BYTES: Record<BuiltinFieldKind, number> = { f64: 8, f32: 4, u8: 1, i32: 4 };
+
+function fields(...spec: Array<[string, BuiltinFieldKind] | string>): BuiltinStruct {
+  const f = spec.map((s) => (typeof s === 'string' ? { name: s, kind: 'f64' as const } : { name: s[0], kind: s[1] }));
+  return { kind: 'fields', fields: f, size: f.reduce((n, x) => n + FIELD_BYTES[x.kind], 0) };
+}
+
+const vec = (p: string) => [`${p}.X`, `${p}.Y`, `${p}.Z`];
+const vec2 = (p: string) => [`${p}.X`, `${p}.Y`];
+
+/**
+ * Built-in structs are written positionally (FORMAT.md "Object data"); field names are for
+ * display only. Nested built-ins (Sphere's center, Box's min and max) are flattened.
+ */
+export const BUILTIN_STRUCTS: Readonly<Record<string, BuiltinStruct>> = {
+  Vector: fields('X', 'Y', 'Z'),
+  Vector2D: fields('X', 'Y'),
+  Vector4: fields('X', 'Y', 'Z', 'W'),
+  Quat: fields('X', 'Y', 'Z', 'W'),
+  Rotator: fields('Pitch', 'Yaw', 'Roll'),
   // Color is stored B, G, R, A.
-  Color: { fields: ['B', 'G', 'R', 'A'], kind: 'u8' },
-  LinearColor: { fields: ['R', 'G', 'B', 'A'], kind: 'f32' },
-  Guid: { fields: ['Guid'], kind: 'guid' },
+  Color: fields(['B', 'u8'], ['G', 'u8'], ['R', 'u8'], ['A', 'u8']),
+  LinearColor: fields(['R', 'f32'], ['G', 'f32'], ['B', 'f32'], ['A', 'f32']),
+  Guid: { kind: 'guid', fields: [{ name: 'Guid', kind: 'u8' }], size: 16 },
+  IntPoint: fields(['X', 'i32'], ['Y', 'i32']),
+  Plane: fields('X', 'Y', 'Z', 'W'),
+  Sphere: fields(...vec('Center'), 'W'),
+  Box: fields(...vec('Min'), ...vec('Max'), ['IsValid', 'u8']),
+  Box2D: fields(...vec2('Min'), ...vec2('Max'), ['IsValid', 'u8']),
+  BoxSphereBounds: fields(...vec('Origin'), ...vec('BoxExtent'), 'SphereRadius'),
+  TwoVectors: fields(...vec('V1'), ...vec('V2')),
+  // Row-major.
+  Matrix: fields(...Array.from({ length: 16 }, (_, i) => `M[${i >> 2}][${i & 3}]`)),
 };
 
 /**
- * A struct's value: a built-in struct is its numbers in wire order (Guid: the hex string);
- * any other struct is a nested tagged stream.
+ * A struct's value: a built-in struct is its values in wire order (floats may be NaNBits; Guid:
+ * the hex string); any other struct is a nested tagged stream (or, in a native tail, the schema
+ * struct's fields in order).
  */
-export type StructValue = number[] | string | Property[];
+export type StructValue = FloatValue[] | string | Property[];
 
 /** Values of array elements, by inner type (arrays of bytes are a Uint8Array for speed). */
 export type ArrayValue =
   | Uint8Array
   | boolean[]
-  | number[]
+  | FloatValue[]
   | bigint[]
   | Array<string | null>
   | StructValue[];
@@ -162,8 +219,8 @@ export type Property = PropertyBase &
     | { type: 'IntProperty'; value: number }
     | { type: 'Int64Property'; value: bigint }
     | { type: 'UInt32Property'; value: number }
-    | { type: 'FloatProperty'; value: number }
-    | { type: 'DoubleProperty'; value: number }
+    | { type: 'FloatProperty'; value: FloatValue }
+    | { type: 'DoubleProperty'; value: FloatValue }
     | { type: 'StrProperty'; value: string }
     | { type: 'NameProperty'; value: string | null }
     /** PackageIndex: 0 null, i+1 export i, -(i+1) import i. */
@@ -172,3 +229,27 @@ export type Property = PropertyBase &
     | { type: 'StructProperty'; structName: string | null; value: StructValue }
     | { type: 'ArrayProperty'; innerType: PropertyType; innerStructName?: string | null; value: ArrayValue }
   );
+
+/**
+ * A property whose tag was read but whose value could not be decoded (what `inspect` shows as
+ * `@bytes(..)` with the error, instead of hiding the whole export).
+ */
+export interface UndecodedProperty {
+  name: string;
+  arrayIndex: number;
+  type: PropertyType;
+  /** The value's bytes, as declared by the tag. */
+  undecoded: Uint8Array;
+  error: { code: string; message: string; offset?: number; field?: string };
+}
+
+/**
+ * One export's object data (FORMAT.md "Where the stream ends"): the tagged stream, whether it was
+ * ended by a None name (a stream may also end at a tag that is not a property), and the native
+ * tail, kept byte for byte.
+ */
+export interface ExportObject {
+  properties: Property[];
+  terminated: boolean;
+  tail: Uint8Array;
+}

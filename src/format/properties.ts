@@ -12,7 +12,11 @@ import {
   NULL_GUID,
   PROPERTY_TYPES,
   type ArrayValue,
+  type BuiltinStruct,
+  type ExportObject,
+  type FloatValue,
   type ImportEntry,
+  type UndecodedProperty,
   type Property,
   type PropertyType,
   type StructValue,
@@ -22,19 +26,30 @@ import {
 const MAX_DEPTH = 64;
 
 export interface PropertyContext {
-  /** Package version: 1 maps the display string `NAME_None` back to None. */
+  /** Package version: 1 maps the display string `NAME_None` back to None (2 too, with a warning). */
   version: number;
   /** When given, ObjectProperty indices are checked against the tables. */
   importCount?: number;
   exportCount?: number;
   /** When given, a non-null SoftObjectProperty GUID must be a Soft import. */
   imports?: readonly ImportEntry[];
+  /** Told about each `NAME_None` read in a version 2 package (file offset of the FName). */
+  onNameNone?: (field: string, offset: number) => void;
 }
 
-/** Read an FName: empty is None, and version 1 wrote None as `NAME_None`. */
-export function readFName(r: BinaryReader, field: string, version: number): string | null {
+/**
+ * Read an FName: empty is None. Version 1 wrote None as `NAME_None`; in version 2 that string is
+ * the mark of a writer that saved a display string, so it reads as None too and `onNameNone`
+ * (when given) is told, to warn.
+ */
+export function readFName(r: BinaryReader, field: string, version: number, onNameNone?: (field: string, offset: number) => void): string | null {
+  const at = r.offset;
   const s = r.fstring(field);
-  if (s === '' || (version === 1 && s === 'NAME_None')) return null;
+  if (s === '') return null;
+  if (s === 'NAME_None') {
+    if (version !== 1) onNameNone?.(field, at);
+    return null;
+  }
   return s;
 }
 
@@ -43,78 +58,197 @@ export function writeFName(w: BinaryWriter, name: string | null): void {
   w.fstring(name === null || name === 'NAME_None' ? '' : name);
 }
 
+const fname = (r: BinaryReader, field: string, ctx: PropertyContext) => readFName(r, field, ctx.version, ctx.onNameNone);
+
 /**
- * Decode one export's property stream. `r` spans exactly the export's bytes; the stream must end
- * with a None name at the last byte.
+ * Decode one export's tagged properties, accepting a native tail after them (its bytes are
+ * dropped here: use decodeExportObject to keep them). `r` spans exactly the export's bytes.
  */
 export function decodeProperties(r: BinaryReader, ctx: PropertyContext): Property[] {
-  const props = decodeStream(r, ctx, 0);
-  if (r.remaining !== 0) r.fail('property stream', `${r.remaining} bytes follow the terminating None`);
-  return props;
+  return decodeExportObject(r, ctx).properties;
 }
 
+/**
+ * Decode one export's object data (FORMAT.md "Where the stream ends: the native tail"): the
+ * tagged stream ends at a None name or at a tag that is not a property (a type outside the
+ * fourteen, a declared size past the export, or a tag that cannot even be read); the reader
+ * rewinds to that tag's first byte and everything from there is the tail, kept byte for byte.
+ * A tag that is a property but whose value does not decode is an error, never a tail.
+ */
+export function decodeExportObject(r: BinaryReader, ctx: PropertyContext): ExportObject {
+  const { items, terminated, tail } = decodeTopLevel(r, ctx, false);
+  return { properties: items as Property[], terminated, tail };
+}
+
+/**
+ * The same, but a property whose value does not decode becomes an UndecodedProperty (its bytes
+ * and the error) and the stream goes on after its declared size: what `inspect` shows.
+ */
+export function decodeExportLenient(r: BinaryReader, ctx: PropertyContext): { items: Array<Property | UndecodedProperty>; terminated: boolean; tail: Uint8Array } {
+  return decodeTopLevel(r, ctx, true);
+}
+
+interface Tag {
+  name: string | null;
+  type: PropertyType;
+  size: number;
+  sizeAt: number;
+  arrayIndex: number;
+  /** enumName, structName or innerType, by type. */
+  extra: string | null;
+  innerStructName: string | null;
+  /** The bool's value byte (BoolProperty keeps it in the tag). */
+  boolAt: number;
+}
+
+function decodeTopLevel(r: BinaryReader, ctx: PropertyContext, lenient: boolean): { items: Array<Property | UndecodedProperty>; terminated: boolean; tail: Uint8Array } {
+  const items: Array<Property | UndecodedProperty> = [];
+  let terminated = false;
+  for (;;) {
+    const tagAt = r.pos;
+    if (r.remaining === 0) break;
+    // A None name ends the stream; a tag that cannot be a property starts the tail.
+    let tag: Tag | null;
+    try {
+      tag = readTag(r, ctx, true);
+    } catch (e) {
+      if (e instanceof StrictTagError) throw e.error;
+      if (!(e instanceof LuminaError)) throw e;
+      tag = null;
+    }
+    if (tag === null) {
+      r.pos = tagAt;
+      break;
+    }
+    if (tag.name === null) {
+      terminated = true;
+      break;
+    }
+    if (!lenient) {
+      items.push(decodeTagged(r, ctx, 0, tag));
+      continue;
+    }
+    const valueAt = r.pos;
+    try {
+      items.push(decodeTagged(r, ctx, 0, tag));
+    } catch (e) {
+      if (!(e instanceof LuminaError)) throw e;
+      const end = tag.type === 'BoolProperty' ? valueAt : valueAt + tag.size;
+      r.pos = end;
+      items.push({ name: tag.name, arrayIndex: tag.arrayIndex, type: tag.type, undecoded: r.bytes.slice(valueAt, end), error: e.toLog() });
+    }
+  }
+  return { items, terminated, tail: r.bytes.subarray(r.pos) };
+}
+
+/**
+ * Read a property tag up to its value. `top`: the tag is in an export's top-level stream, where
+ * a type outside the fourteen or a size past the export means "not a property" (null is
+ * returned... by the caller catching); nested streams are strict.
+ */
+function readTag(r: BinaryReader, ctx: PropertyContext, top: boolean): Tag | null {
+  const tagAt = r.pos;
+  const name = fname(r, 'property name', ctx);
+  if (name === null) return { name, type: 'IntProperty', size: 0, sizeAt: 0, arrayIndex: 0, extra: null, innerStructName: null, boolAt: 0 };
+  const type = fname(r, `property ${name} type`, ctx);
+  if (type === null || !PROPERTY_TYPES.has(type)) {
+    if (top) return null;
+    r.fail(`property ${name} type`, `${type === null ? 'None' : `'${type}'`} is not a property type`, tagAt);
+  }
+  const sizeAt = r.pos;
+  const size = r.i32(`property ${name} size`);
+  if (size < 0) {
+    if (top) return null;
+    r.fail(`property ${name} size`, `negative size ${size}`, sizeAt);
+  }
+  const arrayIndex = r.i32(`property ${name} arrayIndex`);
+  const field = `property ${name}`;
+  let extra: string | null = null;
+  let innerStructName: string | null = null;
+  let boolAt = 0;
+  switch (type as PropertyType) {
+    case 'BoolProperty':
+      boolAt = r.pos;
+      r.u8(`${field} value`);
+      break;
+    case 'ByteProperty':
+    case 'EnumProperty':
+      extra = fname(r, `${field} enumName`, ctx);
+      break;
+    case 'StructProperty':
+      extra = fname(r, `${field} structName`, ctx);
+      break;
+    case 'ArrayProperty': {
+      const innerAt = r.pos;
+      extra = fname(r, `${field} innerType`, ctx);
+      if (extra === null || !PROPERTY_TYPES.has(extra) || extra === 'ArrayProperty') {
+        // Not "a tag that is not a property": the type is one of the fourteen. A broken property.
+        throw new StrictTagError(errors.packageInvalid(r.file, `${field} innerType`, r.base + innerAt, `${extra === null ? 'None' : `'${extra}'`} is not an array element type`));
+      }
+      if (extra === 'StructProperty') innerStructName = fname(r, `${field} innerStructName`, ctx);
+      break;
+    }
+    default:
+      break;
+  }
+  if (size > r.remaining) {
+    if (top) return null;
+    throw errors.packageTruncated(r.file, `${field} value`, r.offset, size, r.base + r.length);
+  }
+  return { name, type: type as PropertyType, size, sizeAt, arrayIndex, extra, innerStructName, boolAt };
+}
+
+/** An error in a tag whose type is one of the fourteen: a broken property, never a tail. */
+class StrictTagError {
+  constructor(readonly error: LuminaError) {}
+}
+
+/** A nested struct's tagged stream: strict, and it must end with None inside its size. */
 function decodeStream(r: BinaryReader, ctx: PropertyContext, depth: number): Property[] {
   if (depth > MAX_DEPTH) r.fail('property stream', `nesting deeper than ${MAX_DEPTH}`);
   const out: Property[] = [];
   for (;;) {
-    const tagAt = r.pos;
-    const name = readFName(r, 'property name', ctx.version);
-    if (name === null) return out;
-    const type = readFName(r, `property ${name} type`, ctx.version);
-    if (type === null || !PROPERTY_TYPES.has(type)) {
-      r.fail(`property ${name} type`, `${type === null ? 'None' : `'${type}'`} is not a property type`, tagAt);
+    let tag: Tag;
+    try {
+      tag = readTag(r, ctx, false)!;
+    } catch (e) {
+      if (e instanceof StrictTagError) throw e.error;
+      throw e;
     }
-    const sizeAt = r.pos;
-    const size = r.i32(`property ${name} size`);
-    if (size < 0) r.fail(`property ${name} size`, `negative size ${size}`, sizeAt);
-    const arrayIndex = r.i32(`property ${name} arrayIndex`);
-    out.push(decodeTagged(r, ctx, depth, name, type as PropertyType, size, sizeAt, arrayIndex));
+    if (tag.name === null) return out;
+    out.push(decodeTagged(r, ctx, depth, tag));
   }
 }
 
-function decodeTagged(
-  r: BinaryReader,
-  ctx: PropertyContext,
-  depth: number,
-  name: string,
-  type: PropertyType,
-  size: number,
-  sizeAt: number,
-  arrayIndex: number,
-): Property {
+function decodeTagged(r: BinaryReader, ctx: PropertyContext, depth: number, tag: Tag): Property {
+  const { type, size, sizeAt, arrayIndex } = tag;
+  const name = tag.name as string;
   const field = `property ${name}`;
   switch (type) {
     case 'BoolProperty': {
-      const at = r.pos;
-      const b = r.u8(`${field} value`);
-      if (b > 1) r.fail(`${field} value`, `bool byte is ${b}, not 0 or 1`, at);
+      const b = r.bytes[tag.boolAt];
+      if (b > 1) r.fail(`${field} value`, `bool byte is ${b}, not 0 or 1`, tag.boolAt);
       if (size !== 0) r.fail(`${field} size`, `BoolProperty declares size ${size}, must be 0`, sizeAt);
       return { name, arrayIndex, type, value: b === 1 };
     }
     case 'ByteProperty': {
-      const enumName = readFName(r, `${field} enumName`, ctx.version);
-      const value = withinSize(r, size, field, (v) => (enumName === null ? v.u8(field) : readFName(v, field, ctx.version)));
+      const enumName = tag.extra;
+      const value = withinSize(r, size, field, (v) => (enumName === null ? v.u8(field) : fname(v, field, ctx)));
       return { name, arrayIndex, type, enumName, value };
     }
     case 'EnumProperty': {
-      const enumName = readFName(r, `${field} enumName`, ctx.version);
-      const value = withinSize(r, size, field, (v) => readFName(v, field, ctx.version));
-      return { name, arrayIndex, type, enumName, value };
+      const value = withinSize(r, size, field, (v) => fname(v, field, ctx));
+      return { name, arrayIndex, type, enumName: tag.extra, value };
     }
     case 'StructProperty': {
-      const structName = readFName(r, `${field} structName`, ctx.version);
+      const structName = tag.extra;
       const value = withinSize(r, size, field, (v) => decodeStruct(v, ctx, depth, structName, field));
       return { name, arrayIndex, type, structName, value };
     }
     case 'ArrayProperty': {
-      const innerAt = r.pos;
-      const inner = readFName(r, `${field} innerType`, ctx.version);
-      if (inner === null || !PROPERTY_TYPES.has(inner) || inner === 'ArrayProperty') {
-        r.fail(`${field} innerType`, `${inner === null ? 'None' : `'${inner}'`} is not an array element type`, innerAt);
-      }
-      const innerType = inner as PropertyType;
+      const innerType = tag.extra as PropertyType;
       if (innerType === 'StructProperty') {
-        const innerStructName = readFName(r, `${field} innerStructName`, ctx.version);
+        const innerStructName = tag.innerStructName;
         const value = withinSize(r, size, field, (v) => decodeArray(v, ctx, depth, innerType, innerStructName, field));
         return { name, arrayIndex, type, innerType, innerStructName, value };
       }
@@ -154,7 +288,8 @@ function withinSize<T>(r: BinaryReader, size: number, field: string, decode: (v:
   return value;
 }
 
-function decodeScalar(v: BinaryReader, ctx: PropertyContext, type: PropertyType, field: string): unknown {
+/** A scalar value of `type` (not Bool, Byte, Enum, Struct or Array), read positionally. */
+export function decodeScalar(v: BinaryReader, ctx: PropertyContext, type: PropertyType, field: string): unknown {
   switch (type) {
     case 'IntProperty':
       return v.i32(field);
@@ -163,13 +298,13 @@ function decodeScalar(v: BinaryReader, ctx: PropertyContext, type: PropertyType,
     case 'UInt32Property':
       return v.u32(field);
     case 'FloatProperty':
-      return v.f32(field);
+      return v.f32value(field);
     case 'DoubleProperty':
-      return v.f64(field);
+      return v.f64value(field);
     case 'StrProperty':
       return v.fstring(field);
     case 'NameProperty':
-      return readFName(v, field, ctx.version);
+      return fname(v, field, ctx);
     case 'ObjectProperty':
       return readPackageIndex(v, ctx, field);
     case 'SoftObjectProperty':
@@ -179,7 +314,7 @@ function decodeScalar(v: BinaryReader, ctx: PropertyContext, type: PropertyType,
   }
 }
 
-function readPackageIndex(v: BinaryReader, ctx: PropertyContext, field: string): number {
+export function readPackageIndex(v: BinaryReader, ctx: PropertyContext, field: string): number {
   const at = v.pos;
   const idx = v.i64(field);
   if (ctx.importCount !== undefined && idx < 0 && -idx > ctx.importCount) {
@@ -191,7 +326,7 @@ function readPackageIndex(v: BinaryReader, ctx: PropertyContext, field: string):
   return idx;
 }
 
-function readSoftGuid(v: BinaryReader, ctx: PropertyContext, field: string): string {
+export function readSoftGuid(v: BinaryReader, ctx: PropertyContext, field: string): string {
   const at = v.pos;
   const guid = v.guid(field);
   if (ctx.imports && guid !== NULL_GUID && !ctx.imports.some((i) => i.guid === guid && i.type === DependencyType.Soft)) {
@@ -203,20 +338,34 @@ function readSoftGuid(v: BinaryReader, ctx: PropertyContext, field: string): str
 function decodeStruct(v: BinaryReader, ctx: PropertyContext, depth: number, structName: string | null, field: string): StructValue {
   const builtin = structName === null ? undefined : BUILTIN_STRUCTS[structName];
   if (!builtin) return decodeStream(v, ctx, depth + 1);
-  switch (builtin.kind) {
-    case 'guid':
-      return v.guid(field);
-    case 'u8':
-      return builtin.fields.map(() => v.u8(field));
-    case 'f32':
-      return builtin.fields.map(() => v.f32(field));
-    case 'f64':
-      return builtin.fields.map(() => v.f64(field));
+  return readBuiltin(v, builtin, field);
+}
+
+/** A built-in struct, positionally: its values in wire order (Guid: the hex string). */
+export function readBuiltin(v: BinaryReader, builtin: BuiltinStruct, field: string): FloatValue[] | string {
+  if (builtin.kind === 'guid') return v.guid(field);
+  const out: FloatValue[] = new Array(builtin.fields.length);
+  for (let i = 0; i < out.length; i++) {
+    switch (builtin.fields[i].kind) {
+      case 'f64':
+        out[i] = v.f64value(field);
+        break;
+      case 'f32':
+        out[i] = v.f32value(field);
+        break;
+      case 'i32':
+        out[i] = v.i32(field);
+        break;
+      case 'u8':
+        out[i] = v.u8(field);
+        break;
+    }
   }
+  return out;
 }
 
 /** Bytes the smallest element of each type takes, for checking counts before allocating. */
-function minElementSize(type: PropertyType, structName: string | null): number {
+export function minElementSize(type: PropertyType, structName: string | null): number {
   switch (type) {
     case 'BoolProperty':
     case 'ByteProperty':
@@ -229,8 +378,7 @@ function minElementSize(type: PropertyType, structName: string | null): number {
       return 16;
     case 'StructProperty': {
       const b = structName === null ? undefined : BUILTIN_STRUCTS[structName];
-      if (!b) return 4;
-      return b.kind === 'guid' ? 16 : b.fields.length * (b.kind === 'f64' ? 8 : b.kind === 'f32' ? 4 : 1);
+      return b ? b.size : 4;
     }
     default:
       return 4;
@@ -266,7 +414,7 @@ function decodeArray(
         break;
       }
       case 'EnumProperty':
-        out[i] = readFName(v, ef, ctx.version);
+        out[i] = fname(v, ef, ctx);
         break;
       case 'StructProperty':
         out[i] = decodeStruct(v, ctx, depth, structName, ef);
@@ -284,6 +432,18 @@ function decodeArray(
 export function encodeProperties(props: readonly Property[]): Uint8Array {
   const w = new BinaryWriter(256);
   writeStream(w, props);
+  return w.finish().slice();
+}
+
+/**
+ * Encode one export's object data: the tagged stream, its None when the stream had one, and the
+ * native tail byte for byte. decode -> encode gives the bytes that were read.
+ */
+export function encodeExportObject(obj: ExportObject): Uint8Array {
+  const w = new BinaryWriter(256 + obj.tail.byteLength);
+  for (const p of obj.properties) writeProperty(w, p);
+  if (obj.terminated) writeFName(w, null);
+  w.bytes(obj.tail);
   return w.finish().slice();
 }
 
@@ -341,7 +501,8 @@ function writeValue(w: BinaryWriter, p: Property): void {
   }
 }
 
-function writeScalar(w: BinaryWriter, type: PropertyType, value: unknown): void {
+/** A scalar (or Bool/Byte as one u8, Enum as an FName) positionally, the mirror of decodeScalar. */
+export function writeScalar(w: BinaryWriter, type: PropertyType, value: unknown): void {
   switch (type) {
     case 'IntProperty':
       w.i32(value as number);
@@ -353,10 +514,10 @@ function writeScalar(w: BinaryWriter, type: PropertyType, value: unknown): void 
       w.u32(value as number);
       return;
     case 'FloatProperty':
-      w.f32(value as number);
+      w.f32(value as FloatValue);
       return;
     case 'DoubleProperty':
-      w.f64(value as number);
+      w.f64(value as FloatValue);
       return;
     case 'StrProperty':
       w.fstring(value as string);
@@ -388,16 +549,32 @@ function writeStruct(w: BinaryWriter, structName: string | null, value: StructVa
     writeStream(w, value as Property[]);
     return;
   }
+  writeBuiltin(w, builtin, structName as string, value as FloatValue[] | string);
+}
+
+/** A built-in struct positionally, the mirror of readBuiltin. */
+export function writeBuiltin(w: BinaryWriter, builtin: BuiltinStruct, structName: string, value: FloatValue[] | string): void {
   if (builtin.kind === 'guid') {
     w.guid(value as string);
     return;
   }
-  const nums = value as number[];
-  if (nums.length !== builtin.fields.length) throw new RangeError(`${structName} takes ${builtin.fields.length} values`);
-  for (const n of nums) {
-    if (builtin.kind === 'u8') w.u8(n);
-    else if (builtin.kind === 'f32') w.f32(n);
-    else w.f64(n);
+  const vals = value as FloatValue[];
+  if (!Array.isArray(vals) || vals.length !== builtin.fields.length) throw new RangeError(`${structName} takes ${builtin.fields.length} values`);
+  for (let i = 0; i < vals.length; i++) {
+    switch (builtin.fields[i].kind) {
+      case 'f64':
+        w.f64(vals[i]);
+        break;
+      case 'f32':
+        w.f32(vals[i]);
+        break;
+      case 'i32':
+        w.i32(vals[i] as number);
+        break;
+      case 'u8':
+        w.u8(vals[i] as number);
+        break;
+    }
   }
 }
 

@@ -3,17 +3,21 @@
  * `42`, `'Name'`, `"string"`, `&ExportName`, `&import:<guid>`, `EEnum::Label`, `{ X = 1.0, ... }`,
  * `@bytes(..)` for raw bytes. Also a JSON-safe form (bigints as strings, bytes as hex).
  */
-import { BUILTIN_STRUCTS, type ArrayValue, type ExportEntry, type ImportEntry, type Property, type PropertyType, type StructValue } from './packageTypes.js';
+import { BUILTIN_STRUCTS, NaNBits, type ArrayValue, type FloatValue, type ExportEntry, type ImportEntry, type Property, type PropertyType, type StructValue } from './packageTypes.js';
 
 export interface RefNames {
   exports: readonly Pick<ExportEntry, 'objectName'>[];
   imports: readonly ImportEntry[];
+  /** Import GUID -> object path (from a project's registry), shown instead of the GUID. */
+  importPaths?: ReadonlyMap<string, string>;
 }
 
 /** Raw byte arrays longer than this are shown abbreviated. */
 const BYTES_SHOWN = 16;
 
-function float(n: number): string {
+function float(n: FloatValue): string {
+  if (n instanceof NaNBits) return n.toString();
+  if (Object.is(n, -0)) return '-0.0';
   if (Number.isInteger(n)) return `${n}.0`;
   return String(n);
 }
@@ -35,7 +39,9 @@ export function formatRef(index: number, names: RefNames): string {
     return e ? `&${e.objectName ?? `export:${index - 1}`}` : `&export:${index - 1}?`;
   }
   const imp = names.imports[-index - 1];
-  return imp ? `&import:${imp.guid}` : `&import:${-index - 1}?`;
+  if (!imp) return `&import:${-index - 1}?`;
+  const where = names.importPaths?.get(imp.guid);
+  return where ? `&${where}` : `&import:${imp.guid}`;
 }
 
 function formatBytes(b: Uint8Array): string {
@@ -47,8 +53,8 @@ function formatStruct(structName: string | null, v: StructValue, names: RefNames
   const builtin = structName === null ? undefined : BUILTIN_STRUCTS[structName];
   if (builtin) {
     if (builtin.kind === 'guid') return `{ Guid = ${v as string} }`;
-    const nums = v as number[];
-    const parts = builtin.fields.map((f, i) => `${f} = ${builtin.kind === 'u8' ? String(nums[i]) : float(nums[i])}`);
+    const nums = v as FloatValue[];
+    const parts = builtin.fields.map((f, i) => `${f.name} = ${f.kind === 'u8' || f.kind === 'i32' ? String(nums[i]) : float(nums[i])}`);
     return `{ ${parts.join(', ')} }`;
   }
   const props = v as Property[];
@@ -63,7 +69,7 @@ function formatElement(type: PropertyType, structName: string | null, el: unknow
       return String(el);
     case 'FloatProperty':
     case 'DoubleProperty':
-      return float(el as number);
+      return float(el as FloatValue);
     case 'StrProperty':
       return JSON.stringify(el);
     case 'NameProperty':
@@ -112,6 +118,9 @@ export function propertiesToJson(props: readonly Property[]): unknown[] {
 
 export function jsonReplacer(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
+  if (value instanceof NaNBits) return { nan: value.toString() };
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (Object.is(value, -0)) return '-0';
   if (value instanceof Uint8Array) return { bytes: value.byteLength, hex: Buffer.from(value).toString('hex') };
   return value;
 }
