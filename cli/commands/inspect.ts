@@ -220,7 +220,7 @@ export function inspectToJson({ pkg, cooked, exports, importPaths, problems }: I
         ...e,
         properties: propertiesToJson((v.items ?? []) as Property[]),
         ...(v.native
-          ? { native: { bytes: v.native.bytes, schema: v.native.schema, ...(v.native.fields ? { fields: propertiesToJson(v.native.fields) } : {}), ...(v.native.error ? { error: v.native.error } : {}) } }
+          ? { native: { bytes: { bytes: v.native.bytes.byteLength, hex: Buffer.from(v.native.bytes).toString('hex') }, schema: v.native.schema, ...(v.native.fields ? { fields: propertiesToJson(v.native.fields) } : {}), ...(v.native.error ? { error: v.native.error } : {}) } }
           : {}),
       };
     }),

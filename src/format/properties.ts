@@ -135,7 +135,7 @@ function decodeTopLevel(r: BinaryReader, ctx: PropertyContext, lenient: boolean)
       if (!(e instanceof LuminaError)) throw e;
       const end = tag.type === 'BoolProperty' ? valueAt : valueAt + tag.size;
       r.pos = end;
-      items.push({ name: tag.name, arrayIndex: tag.arrayIndex, type: tag.type, undecoded: r.bytes.slice(valueAt, end), error: e.toLog() });
+      items.push({ name: tag.name, arrayIndex: tag.arrayIndex, type: tag.type, undecoded: new Uint8Array(r.bytes.subarray(valueAt, end)), error: e.toLog() });
     }
   }
   return { items, terminated, tail: r.bytes.subarray(r.pos) };
