@@ -13,6 +13,7 @@ import { CLASS, textureParameterValues } from './generate/assetPackages.js';
 import { greyMask, leafCutout, noiseAlbedo, normalMap, paletteChecker, planksAlbedo, thumbnailGradient, uiButton } from './generate/images.js';
 import { encodePng, type PngImage } from './generate/png.js';
 import { Random } from './generate/random.js';
+import { ambientZoneExport, NATIVE_CLASS, patrolRouteExports, schemaFiles } from './nativeSamples.js';
 import { lmetaText } from './generate/textAssets.js';
 
 /** Where the committed sample project lives. */
@@ -20,7 +21,7 @@ export const SAMPLE_PROJECT_DIR = path.join(path.dirname(fileURLToPath(import.me
 
 /**
  * GUIDs of the sample's assets: the first digit names the group (1 maps, 2 meshes, 3 materials,
- * 4 textures, 5 data, 6 unreachable, 7 text, 8 Foliage plugin, 9 Experimental plugin).
+ * 4 textures, 5 data, 6 unreachable, 7 text, 8 Foliage plugin, 9 Experimental plugin, b native tails).
  */
 export const SAMPLE_GUIDS = {
   Main: '10000000000000000000000000000001',
@@ -51,6 +52,8 @@ export const SAMPLE_GUIDS = {
   TBarkD: '80000000000000000000000000000005',
   TLeavesD: '80000000000000000000000000000006',
   ProtoCube: '90000000000000000000000000000001',
+  PatrolRoute: 'b0000000000000000000000000000001',
+  AmbientWind: 'b0000000000000000000000000000002',
 } as const;
 
 const G = SAMPLE_GUIDS;
@@ -394,6 +397,35 @@ function samplePackages(): PackageDef[] {
     texture('Plugins/Foliage/Content/Textures/T_Bark_D.lasset', G.TBarkD, noiseAlbedo(64, new Random(105), rgb(50, 34, 20), rgb(120, 88, 56), 8), { srgb: true, compression: 'Default', mips: true }, 'RGB8 64x64 PNG.'),
     texture('Plugins/Foliage/Content/Textures/T_Leaves_D.lasset', G.TLeavesD, leafCutout(64, new Random(106)), { srgb: true, compression: 'Default', mips: true }, 'RGBA8 64x64 PNG with an alpha cutout.'),
     protoCube,
+    ...nativeTailPackages(),
+  ];
+}
+
+/** Packages whose exports carry native tails (see samples/nativeSamples.ts and Schemas/). */
+function nativeTailPackages(): PackageDef[] {
+  const route = patrolRouteExports((n) => (n === 0 ? G.PatrolRoute : sub(G.PatrolRoute, n)), 'PatrolRoute', 3, 400);
+  route[0].assetFlags = AssetFlags.Primary;
+  const wind = ambientZoneExport(G.AmbientWind, 'AmbientWind', 1200);
+  wind.assetFlags = AssetFlags.Primary;
+  return [
+    {
+      file: 'Content/Gameplay/PatrolRoute.lasset',
+      packagePath: '/Game/Gameplay/PatrolRoute',
+      guid: G.PatrolRoute,
+      className: NATIVE_CLASS.patrolRoute,
+      note: 'Primary. Native tails with class schemas (Schemas/): an array of SWaypoint structs holding references, arrayDim, a super chain; an EditorOnly export placed before the markers whose tails refer past it, so the cook renumbers and nulls references inside tails.',
+      imports: [],
+      exports: route,
+    },
+    {
+      file: 'Content/Gameplay/AmbientWind.lasset',
+      packagePath: '/Game/Gameplay/AmbientWind',
+      guid: G.AmbientWind,
+      className: NATIVE_CLASS.ambientZone,
+      note: 'Primary. A native tail of a class without a schema: copied byte for byte (the package loses no export).',
+      imports: [],
+      exports: [wind],
+    },
   ];
 }
 
@@ -446,6 +478,7 @@ export async function buildSampleProject(outDir: string = SAMPLE_PROJECT_DIR): P
     files.set(t.file, t.text);
     files.set(`${t.file}.lmeta`, lmetaText(t.guid));
   }
+  for (const [file, text] of schemaFiles()) files.set(file, text);
   files.set('README.md', readme([...packages, ...texts]));
 
   const written = [...files.keys()].sort();
@@ -473,6 +506,8 @@ function readme(assets: Array<SampleAsset & { exports?: ExportSpec[] }>): string
     '  Foliage and ships in Main.',
     '- Not cooked: OldRock, M_Old and T_Unused (unreachable), T_UI_Button (unreferenced), ProtoCube (disabled plugin).',
     '- Text assets (always cooked): MainMenu.rml, MainMenu.rcss, Game.luau, each with a `.lmeta` sidecar.',
+    '- `Schemas/Engine.json`, `Schemas/Game.json`: class schemas for the native tails of PatrolRoute',
+    '  (Primary); AmbientWind (Primary) has a tail whose class has no schema.',
     '',
     '## Assets',
     '',

@@ -111,7 +111,10 @@ BLOCK = 65536
 def inflate_blocks(stored, sizes, raw_size):
     out, pos = bytearray(), 0
     for i, s in enumerate(sizes):
-        part = zlib.decompress(stored[pos:pos + s], -15)
+        try:
+            part = zlib.decompress(stored[pos:pos + s], -15)
+        except zlib.error as e:
+            raise Bad(f'block {i} does not inflate: {e}')
         want = BLOCK if i < len(sizes) - 1 else raw_size - BLOCK * (len(sizes) - 1)
         if len(part) != want:
             raise Bad(f'block {i} inflates to {len(part)}, not {want}')

@@ -219,3 +219,35 @@ describe('cooking projects with tails', () => {
     await expect(cookProject({ projectDir: dir })).rejects.toMatchObject({ code: 'SCHEMA_INVALID', file: path.join(dir, 'Schemas/bad.json'), message: '$.classes["X"].super: the super chain is a cycle: X -> X' });
   });
 });
+
+describe('the sample project with native tails', () => {
+  it('cooks clean; the stripped debug export before the markers is gone from their tails, the no-schema tail is copied', async () => {
+    const { buildSampleProject } = await import('../../samples/buildSampleProject.js');
+    const { loadSchemas } = await import('../../src/schemas/loadSchemas.js');
+    const dir = await tempDir();
+    dirs.push(dir);
+    await buildSampleProject(dir);
+    const summary = await cookProject({ projectDir: dir });
+    expect(summary.problems).toEqual([]);
+    expect(summary.ok).toBe(true);
+    const sampleSchemas = loadSchemas(path.join(dir, 'Schemas'));
+    const cooked = parsePackage(await decodeCooked(await fsp.readFile(path.join(dir, 'Saved/Cooked/Game/Gameplay/PatrolRoute.lasset')), 'x'), 'PatrolRoute.lasset');
+    expect(cooked.exports.map((e) => e.objectName)).toEqual(['PatrolRoute', 'Marker_0', 'Marker_1', 'Marker_2']);
+    const tailOf = (i: number) => {
+      const obj = decodeExportData(cooked, i);
+      const e = cooked.exports[i];
+      return decodeNativeTail(new BinaryReader(obj.tail, 'x'), sampleSchemas, { className: e.className!, exportName: e.objectName! }, exportContext(cooked));
+    };
+    const waypoints = tailOf(0).find((p) => p.name === 'Waypoints')!.value as Property[][];
+    expect(waypoints.map((w) => w[0].value)).toEqual([ref.export(1), ref.export(2), ref.export(3)]);
+    for (const i of [1, 2, 3]) {
+      const t = tailOf(i);
+      expect(t.find((p) => p.name === 'DebugDraw')!.value).toBe(ref.null);
+      expect(t.find((p) => p.name === 'Next')!.value).toBe(ref.export(i === 3 ? 1 : i + 1));
+    }
+    const src = parsePackage(await fsp.readFile(path.join(dir, 'Content/Gameplay/AmbientWind.lasset')), 'a');
+    const wind = parsePackage(await decodeCooked(await fsp.readFile(path.join(dir, 'Saved/Cooked/Game/Gameplay/AmbientWind.lasset')), 'x'), 'b');
+    expect(Buffer.from(wind.exportData[0]).equals(Buffer.from(src.exportData[0]))).toBe(true);
+    expect(decodeExportData(wind, 0).tail.byteLength).toBe(16);
+  });
+});
