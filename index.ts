@@ -20,10 +20,15 @@ export { loadConfig, normalizeConfig, CONFIG_FILE_NAME } from './config/index.js
 export type { LoadedConfig, MountConfig, PluginConfig, ProjectConfig } from './config/index.js';
 
 // Package and cooked formats.
-export { parsePackage, parsePackageTables, readPackageFile, readPackageTables, decodeExport, findAssetExport } from './src/format/packageReader.js';
+export { parsePackage, parsePackageTables, readPackageFile, readPackageTables, decodeExport, decodeExportData, findAssetExport } from './src/format/packageReader.js';
 export { writePackage } from './src/format/packageWriter.js';
 export { buildPackage, prop, ref, hard, soft } from './src/format/packageBuilder.js';
-export { decodeProperties, encodeProperties, mapObjectRefs } from './src/format/properties.js';
+export { decodeProperties, encodeProperties, encodeExportObject, mapObjectRefs } from './src/format/properties.js';
+export { decodeNativeTail, encodeNativeTail } from './src/format/nativeTail.js';
+export { NaNBits, BUILTIN_STRUCTS } from './src/format/packageTypes.js';
+export { ClassSchemas, parseSchemaFile } from './src/schemas/classSchemas.js';
+export type { ClassSchema, SchemaField, StructSchema } from './src/schemas/classSchemas.js';
+export { loadSchemas } from './src/schemas/loadSchemas.js';
 export { encodeCooked, decodeCooked, parseCookedHeader } from './src/format/cookedPackage.js';
 export { encodeCookedRegistry, decodeCookedRegistry } from './src/format/cookedRegistry.js';
 export type * from './src/format/packageTypes.js';

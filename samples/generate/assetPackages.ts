@@ -4,6 +4,7 @@
  * editor-only or transient export that the cook must strip (and null every reference to).
  */
 import { buildPackage, hard, prop, ref, soft, type ExportSpec } from '../../src/format/packageBuilder.js';
+import { NATIVE_CLASS, patrolMarkerTail, patrolRouteTail } from '../nativeSamples.js';
 import { AssetFlags, NULL_GUID, ObjectFlags, type ImportEntry, type Property, type Thumbnail } from '../../src/format/packageTypes.js';
 import { encodePng, type PngImage } from './png.js';
 import { greyMask, leafCutout, noiseAlbedo, normalMap, paletteChecker, planksAlbedo, thumbnailGradient, uiButton } from './images.js';
@@ -137,6 +138,21 @@ export function buildAssetPackage(asset: PlannedAsset, ctx: PackageContext): Uin
         const n = ex.add('NavigationCache', CLASS.navigationCache, [prop.int('TileCount', rnd.int(1, 400))], ObjectFlags.Transient);
         levelProps.push(prop.object('NavigationCache', ref.export(n)));
       }
+      if (rnd.chance(0.5)) {
+        // A patrol route with native tails (Schemas/): an EditorOnly debug export comes first, so
+        // the cook must renumber every reference in the tails after it and null those to it.
+        const debug = ex.add('RouteDebugDraw', NATIVE_CLASS.routeDebug, [prop.bool('DrawLabels', true)], ObjectFlags.EditorOnly);
+        const markers = rnd.int(2, 4);
+        const route = ex.add('PatrolRoute', NATIVE_CLASS.patrolRoute, [prop.object('DebugDraw', ref.export(debug))]);
+        const marker = (k: number) => ref.export(route + 1 + k);
+        const at = (k: number): [number, number, number] => [k * 100, rnd.int(-500, 500), 0];
+        ex.list[route].native = patrolRouteTail(ref.export(level), Array.from({ length: markers }, (_, k) => ({ target: marker(k), at: at(k), wait: k / 2 })), rnd.int(100, 2000));
+        for (let k = 0; k < markers; k++) {
+          const m = ex.add(`PatrolMarker_${k}`, NATIVE_CLASS.patrolMarker, [prop.int('Index', k)]);
+          ex.list[m].native = patrolMarkerTail(ref.export(route), marker((k + 1) % markers), ref.export(debug), k * 100, 0);
+        }
+        levelProps.push(prop.object('PatrolRoute', ref.export(route)));
+      }
       ex.list[level].properties = levelProps;
       const streaming = asset.soft.map((s) => assets[s].guid);
       root.properties = [
@@ -257,6 +273,9 @@ export function buildAssetPackage(asset: PlannedAsset, ctx: PackageContext): Uin
         prop.bool('Looping', rnd.chance(0.3)),
         prop.bytes('RawData', randomBytes(rnd, rnd.int(32, 256))),
       ];
+      // Native data no class schema describes (a cue point count and a reference to itself): the
+      // package loses no export, so the cook copies it byte for byte.
+      root.tail = soundTail(rnd.int(0, 16));
       break;
     }
     case 'dataTable': {
@@ -305,6 +324,13 @@ export function transform(rnd: Random): Property {
     { name: 'Rotation', arrayIndex: 0, type: 'StructProperty', structName: 'Rotator', value: [0, rnd.int(0, 359), 0] },
     prop.vector('Scale3D', 1, 1, 1),
   ]);
+}
+
+function soundTail(cuePoints: number): Uint8Array {
+  const b = Buffer.alloc(12);
+  b.writeInt32LE(cuePoints, 0);
+  b.writeBigInt64LE(BigInt(ref.export(0)), 4);
+  return new Uint8Array(b);
 }
 
 function randomBytes(rnd: Random, n: number): Uint8Array {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { buildAssetPackage, PackageContext } from './assetPackages.js';
 import { planProject, type PlannedAsset, type ProjectPlan } from './planProject.js';
 import { lmetaText, textAssetContent } from './textAssets.js';
+import { schemaFiles } from '../nativeSamples.js';
 
 export interface GenerateOptions {
   /** Folder to write the project into (created if missing). */
@@ -55,6 +56,9 @@ export async function generateProject(opts: GenerateOptions): Promise<GenerateRe
   };
 
   await write('lumina-cook.json', projectConfigText(plan, opts.textureEncoder));
+  // The class schemas of the native tails the packages carry (samples/nativeSamples.ts).
+  await fsp.mkdir(path.join(out, 'Schemas'), { recursive: true });
+  for (const [rel, text] of schemaFiles()) await write(rel, text);
 
   // Packages are built inside the workers: each draws from its own per-asset stream, so the
   // order in which workers finish never changes a byte.
