@@ -251,3 +251,34 @@ describe('the sample project with native tails', () => {
     expect(decodeExportData(wind, 0).tail.byteLength).toBe(16);
   });
 });
+
+describe('fuzz: cooking mutated packages with tails', () => {
+  it('gives a package that parses and decodes, or a typed error naming the file', async () => {
+    let seed = 0x7a1c;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed / 4294967296;
+    };
+    const good = Buffer.from(fixture());
+    let typed = 0;
+    let cooked = 0;
+    for (let iter = 0; iter < 1500; iter++) {
+      const b = Buffer.from(good);
+      const n = 1 + Math.floor(rand() * 3);
+      // Mutate the object data (past the tables), where the tails are.
+      for (let k = 0; k < n; k++) b[good.length - 1 - Math.floor(rand() * 700)] = Math.floor(rand() * 256);
+      try {
+        const out = await cookPackageBytes(parsePackage(b, 'Thing.lasset'), opts());
+        const pkg = parsePackage(out.raw, 'Thing.lasset');
+        for (let i = 0; i < pkg.exports.length; i++) decodeExportData(pkg, i);
+        cooked++;
+      } catch (e) {
+        if (!(e instanceof LuminaError)) throw new Error(`iteration ${iter}: untyped ${String(e)}`);
+        expect(e.file).toBe('Thing.lasset');
+        typed++;
+      }
+    }
+    expect(typed).toBeGreaterThan(300);
+    expect(cooked).toBeGreaterThan(100);
+  });
+});

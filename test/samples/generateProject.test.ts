@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/loadConfig.js';
-import { decodeExport, findAssetExport, parsePackage } from '../../src/format/packageReader.js';
+import { decodeExport, decodeExportData, exportContext, findAssetExport, parsePackage } from '../../src/format/packageReader.js';
+import { BinaryReader } from '../../src/format/BinaryReader.js';
+import { decodeNativeTail, encodeNativeTail } from '../../src/format/nativeTail.js';
+import { loadSchemas } from '../../src/schemas/loadSchemas.js';
 import { DependencyType, ObjectFlags, type LoadedPackage, type Property } from '../../src/format/packageTypes.js';
 import { generateProject } from '../../samples/generate/generateProject.js';
 import { DISABLED_PLUGIN, ENABLED_PLUGIN, planProject } from '../../samples/generate/planProject.js';
@@ -72,6 +75,28 @@ describe('generateProject', () => {
       const dir = mount === 'Game' ? 'Content' : `Plugins/${mount}/Content`;
       expect(fs.existsSync(path.join(a, dir, `${rest.join('/')}.lasset`)), root).toBe(true);
     }
+  });
+
+  it('writes native tails: schema-described ones that decode exactly with its Schemas/ folder, and ones no schema covers', () => {
+    const { packages } = loadProject(a);
+    const schemas = loadSchemas(path.join(a, 'Schemas'));
+    let decoded = 0;
+    let uncovered = 0;
+    for (const { rel, pkg } of packages) {
+      pkg.exports.forEach((e, i) => {
+        const obj = decodeExportData(pkg, i);
+        if (obj.tail.byteLength === 0) return;
+        if (!schemas.has(e.className)) {
+          uncovered++;
+          return;
+        }
+        const fields = decodeNativeTail(new BinaryReader(obj.tail, rel), schemas, { className: e.className!, exportName: e.objectName! }, exportContext(pkg));
+        expect(Buffer.from(encodeNativeTail(fields)).equals(Buffer.from(obj.tail))).toBe(true);
+        decoded++;
+      });
+    }
+    expect(decoded).toBeGreaterThan(4);
+    expect(uncovered).toBeGreaterThan(4);
   });
 
   it('writes packages that parse, decode and reference only generated assets', () => {
