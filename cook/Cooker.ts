@@ -25,6 +25,7 @@ import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/
 import { encodeCookedRegistry } from '../src/format/cookedRegistry.js';
 import { DependencyType } from '../src/format/packageTypes.js';
 import { readPackageTables } from '../src/format/packageReader.js';
+import { loadSchemas } from '../src/schemas/loadSchemas.js';
 import { ProgressBus } from '../src/log/events.js';
 import { createDebugger, silentLogger, type Logger } from '../src/log/logger.js';
 import { sweepTempFiles } from '../src/util/atomicWrite.js';
@@ -365,6 +366,8 @@ export class Cooker {
     const problems: CookProblem[] = this.pending;
     this.pending = [];
     const ciSeverity = ci ? 'error' : 'warning';
+    // Read the schemas folder again: a daemon's full cook picks up schema edits (SCHEMA_INVALID throws, like a bad config).
+    if (config.schemasDir) this.ctx.schemas = loadSchemas(config.schemasDir);
 
     const planStart = performance.now();
     const plan = this.plan();

@@ -282,3 +282,31 @@ describe('fuzz: cooking mutated packages with tails', () => {
     expect(cooked).toBeGreaterThan(100);
   });
 });
+
+describe('a long-lived Cooker (the daemon keeps one)', () => {
+  it('reads the schemas folder again at each full cook', async () => {
+    const { Cooker } = await import('../../cook/Cooker.js');
+    const dir = await tempDir();
+    dirs.push(dir);
+    await writeProject(
+      dir,
+      { cookRoots: ['/Game/Other'] },
+      {
+        'Content/Other.lasset': { exports: [{ guid: g(4), name: 'Other', className: '/Script/Game.COther', native: [prop.float('Radius', 3)] }] },
+        'Schemas/game.json': JSON.stringify(SCHEMA),
+      },
+    );
+    const cooker = await Cooker.open({ projectDir: dir });
+    try {
+      expect((await cooker.cook()).cooked).toBe(1);
+      expect((await cooker.cook()).cooked).toBe(0);
+      const edited = structuredClone(SCHEMA);
+      edited.classes['/Script/Game.COther'].native[0].name = 'Size';
+      await fsp.writeFile(path.join(dir, 'Schemas/game.json'), JSON.stringify(edited));
+      const again = await cooker.cook();
+      expect([again.cooked, again.recooked.schema]).toEqual([1, 1]);
+    } finally {
+      cooker.close();
+    }
+  });
+});
