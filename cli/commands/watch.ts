@@ -50,7 +50,8 @@ export async function runDaemonClient(a: DaemonArgs, out: NodeJS.WritableStream 
     const s = result as Awaited<ReturnType<typeof daemonStatus>>;
     out.write(`${s.state}, pid ${s.pid}, ${s.queue} queued, ${s.batches} batches\n`);
     if (s.lastCook) out.write(`last cook ${s.lastCook.id} (${s.lastCook.kind}): ${s.lastCook.ok ? 'ok' : 'failed'} in ${s.lastCook.ms} ms\n`);
-    for (const e of s.errors) out.write(`${formatLog(e, config.projectDir)}\n`);
+    // Current errors only (each goes once its file is fixed), with when it was raised.
+    for (const e of s.errors) out.write(`${e.time ? `${new Date(e.time).toLocaleTimeString()}  ` : ''}${formatLog(e, config.projectDir)}\n`);
   } else if (a.action === 'cook') {
     const c = result as { id: string; joined: boolean };
     out.write(`${c.joined ? 'joined' : 'started'} ${c.id}\n`);

@@ -142,7 +142,7 @@ describe('Daemon end to end', () => {
     expect(fs.existsSync(info)).toBe(false);
   });
 
-  it('lumina-cook daemon status|cook|stop talks to the running daemon', async () => {
+  it('lumina-cook daemon status|cook|url|stop talks to the running daemon', async () => {
     const { p } = await start();
     const out = new PassThrough();
     let text = '';
@@ -152,6 +152,15 @@ describe('Daemon end to end', () => {
     text = '';
     await runDaemonClient({ action: 'cook', project: p.dir }, out);
     expect(text).toBe('started cook-2\n');
+    text = '';
+    // `daemon url`: a fresh one-time login link for the status page, usable once.
+    await runDaemonClient({ action: 'url', project: p.dir }, out);
+    const login = text.trim();
+    expect(login).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${daemon!.control.port}/login\\?token=[0-9a-f]{48}$`));
+    const first = await fetch(login, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Strict/);
+    expect((await fetch(login, { redirect: 'manual' })).status).toBe(403);
     text = '';
     await runDaemonClient({ action: 'stop', project: p.dir }, out);
     expect(text).toBe('stopping\n');
