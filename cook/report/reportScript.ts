@@ -96,6 +96,7 @@ $('paks').replaceChildren(table(['pak', 'chunk', 'entries#', 'size#', ''],
 function buildTree() {
   const root = { name: R.project, kind: 'root', size: 0, kids: new Map(), parent: null };
   const chunkIdx = new Map(R.chunks.map((c, i) => [c.name, i]));
+  // Every chunk is listed, even one whose assets all failed (it shows as an empty box).
   for (const c of R.chunks) root.kids.set(c.name, { name: c.name, kind: 'chunk', chunk: c.name, size: 0, kids: new Map(), parent: root });
   A.forEach((a, i) => {
     if (!(a.bytesOut > 0)) return;
@@ -161,7 +162,10 @@ function renderTreemap() {
   const w = box.clientWidth, h = box.clientHeight;
   const kids = current.children || [];
   if (!kids.length) { box.append(el('p', { class: 'empty', style: 'padding:12px' }, 'Nothing was cooked.')); }
-  for (const r of squarify(kids, 0, 0, w, h)) drawNode(box, r.item, r.x, r.y, r.w, r.h, 0);
+  // At the top every chunk gets a box big enough to see and click, however small it is.
+  const floor = current.kind === 'root' ? Math.max(current.size, 1) * 0.02 : 0;
+  const items = kids.map((n) => ({ size: Math.max(n.size, floor), node: n }));
+  for (const r of squarify(items, 0, 0, w, h)) drawNode(box, r.item.node, r.x, r.y, r.w, r.h, 0);
   const crumbs = [];
   for (let n = current; n; n = n.parent) crumbs.unshift(n);
   $('tm-crumbs').replaceChildren(...crumbs.flatMap((n, i) => [

@@ -9,7 +9,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cookProject } from '../../cook/cookProject.js';
-import type { CookReport } from '../../cook/report/index.js';
+import { renderReportHtml, type CookReport, type ReportAsset } from '../../cook/report/index.js';
 import { hard, prop, soft } from '../../src/format/packageBuilder.js';
 import { encodePng } from '../../samples/generate/png.js';
 import { asset, g, tempDir, writeFixture, writeProject } from '../cook/helpers.js';
@@ -190,5 +190,36 @@ describe('cook report in a browser', () => {
 
     expect(errors).toEqual([]);
     expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
+  });
+
+  it('gives a tiny chunk (and one whose assets all failed) a visible box beside a huge one', async () => {
+    const dir = await tempDir('lumina-report-');
+    dirs.push(dir);
+    const a = (p: string, chunk: string, bytesOut: number, status: ReportAsset['status'] = 'cooked'): ReportAsset => ({
+      path: p, guid: p, className: '/Script/Engine.CTexture', file: p, chunk, via: 'root', status, bytesIn: bytesOut, bytesOut, ms: 1, referrers: [], root: 'project',
+    });
+    const report: CookReport = {
+      version: 1, project: 'Tiny', projectDir: dir, generatedAt: new Date(0).toISOString(), ok: false,
+      totals: { assets: 3, cooked: 2, cached: 0, fetched: 0, failed: 1, verbatim: 0, strippedExports: 0, nulledRefs: 0, bytesIn: 0, bytesOut: 0, ms: 1 },
+      phases: [{ phase: 'cook', ms: 1 }],
+      chunks: [{ name: 'Main', assets: 1, bytesOut: 500 << 20 }, { name: 'Tiny', assets: 1, bytesOut: 12 }, { name: 'Broken', assets: 1, bytesOut: 0 }],
+      recooked: { new: 3 },
+      assets: [a('/Game/Huge.lasset', 'Main', 500 << 20), a('/Tiny/Small.lasset', 'Tiny', 12), a('/Broken/Bad.lasset', 'Broken', 0, 'failed')],
+      softExcluded: [], missing: [], problems: [],
+    };
+    const file = path.join(dir, 'cook.html');
+    await fsp.writeFile(file, renderReportHtml(report));
+    const { page, errors } = browser;
+    await page.goto(`file://${file}`);
+    await page.locator('#treemap [data-kind="chunk"]').first().waitFor();
+    for (const name of ['Main', 'Tiny', 'Broken']) {
+      const box = await page.locator(`#treemap [data-kind="chunk"][data-name="${name}"]`).boundingBox();
+      expect(box!.width, name).toBeGreaterThan(10);
+      expect(box!.height, name).toBeGreaterThan(10);
+    }
+    await page.locator('#treemap [data-kind="chunk"][data-name="Tiny"]').click({ position: { x: 3, y: 3 } });
+    await page.locator('#tm-crumbs b', { hasText: 'Tiny.pak' }).waitFor();
+    expect(await page.locator('#treemap [data-kind="asset"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')))).toEqual(['/Tiny/Small.lasset']);
+    expect(errors).toEqual([]);
   });
 });
