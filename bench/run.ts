@@ -18,6 +18,7 @@ const benches: Bench[] = [
   { name: 'texture', run: async (q) => (await import('./textureBench.js')).runTextureBench(q ? { count: 1 } : undefined) },
   { name: 'pak', run: async (q) => (await import('./pakBench.js')).runPakBench(q ? { cookedMiB: 32, bigMiB: 32, reads: 50, engineMiB: 16 } : undefined) },
   { name: 'watch', run: async (q) => (await import('./watchBench.js')).runWatchBench(q ? { assets: 1_000, edits: 10 } : undefined) },
+  { name: 'remote', run: async (q) => (await import('./remoteBench.js')).runRemoteBench(q ? { assets: 500 } : undefined) },
 ];
 
 async function main(): Promise<void> {

@@ -50,6 +50,17 @@ export const DEFAULTS = {
     /** 127.0.0.1 only; 0 picks a free port. */
     port: 0,
   },
+  remoteCache: {
+    /** A Bazel HTTP remote cache (bazel-remote, nginx WebDAV...); null: none. */
+    url: null as string | null,
+    /** Look cooks up there before cooking locally. */
+    read: true,
+    /** Publish local cooks there (trusted CI only). */
+    write: false,
+    /** Changing it disowns every entry written under the old salt. */
+    salt: '',
+    timeoutMs: 10_000,
+  },
 } as const;
 
 export const MAIN_CHUNK = 'Main';

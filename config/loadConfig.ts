@@ -55,6 +55,7 @@ export interface ProjectConfig {
   textures: TextureConfig;
   paks: { mountPoint: string; priority: number };
   watch: { debounceMs: number; port: number };
+  remoteCache: { url: string | null; read: boolean; write: boolean; salt: string; timeoutMs: number };
 }
 
 /** `textures.*`: see config/defaults.ts for what each key means. */
@@ -142,6 +143,7 @@ export function normalizeConfig(raw: unknown, projectDir: string, file: string):
   const t = r.textures ?? {};
   const k = r.paks ?? {};
   const w = r.watch ?? {};
+  const rc = r.remoteCache ?? {};
   const config: ProjectConfig = {
     projectDir,
     configFile: file,
@@ -175,6 +177,13 @@ export function normalizeConfig(raw: unknown, projectDir: string, file: string):
     },
     paks: { mountPoint: k.mountPoint ?? DEFAULTS.paks.mountPoint, priority: k.priority ?? DEFAULTS.paks.priority },
     watch: { debounceMs: w.debounceMs ?? DEFAULTS.watch.debounceMs, port: w.port ?? DEFAULTS.watch.port },
+    remoteCache: {
+      url: rc.url ?? DEFAULTS.remoteCache.url,
+      read: rc.read ?? DEFAULTS.remoteCache.read,
+      write: rc.write ?? DEFAULTS.remoteCache.write,
+      salt: rc.salt ?? DEFAULTS.remoteCache.salt,
+      timeoutMs: rc.timeoutMs ?? DEFAULTS.remoteCache.timeoutMs,
+    },
   };
   return { config: deepFreeze(config), warnings };
 }

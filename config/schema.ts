@@ -81,4 +81,29 @@ export const CONFIG_SHAPE: Shape = {
     debounceMs: intRange(0, 10_000),
     port: intRange(0, 65_535),
   },
+  remoteCache: {
+    url: (v) => (v === null ? null : remoteCacheUrlProblem(v)),
+    read: isBoolean,
+    write: isBoolean,
+    salt: (v) => (typeof v === 'string' ? null : 'must be a string'),
+    timeoutMs: intRange(100, 600_000),
+  },
 };
+
+/**
+ * A remote cache URL: http(s), no credentials (those come only from the environment, so none is
+ * ever committed with the project), no query or fragment. Its path is the instance prefix.
+ */
+export function remoteCacheUrlProblem(v: unknown): string | null {
+  if (typeof v !== 'string') return 'must be an http:// or https:// URL, or null';
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    return 'must be an http:// or https:// URL, or null';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http:// or https:// URL, or null';
+  if (u.username || u.password) return 'must not carry credentials: set LUMINA_REMOTE_CACHE_TOKEN or LUMINA_REMOTE_CACHE_BASIC in the environment';
+  if (u.search || u.hash) return 'must not have a query or fragment';
+  return null;
+}

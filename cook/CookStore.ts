@@ -43,4 +43,6 @@ export interface CookStore {
   publish(req: CookStorePublish): Promise<void>;
   /** Wait for publishes in flight (the end of a cook). */
   flush?(): Promise<void>;
+  /** Release connections (the Cooker closes a store it opened itself). */
+  close?(): void;
 }

@@ -52,6 +52,8 @@ import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
 import { openProjectRegistry } from './projectRegistry.js';
 import { DEV_PAK_NAME, writeChunkPaks, type PakOutput } from './writeChunkPaks.js';
 import { ProjectLock } from './projectLock.js';
+import { RemoteCookCache, type RemoteCacheSettings, type RemoteCacheStats } from './remote/RemoteCookCache.js';
+import { selectShard, type ShardSpec } from './remote/shardPlan.js';
 import { shipRelease } from './writeRelease.js';
 import { reportFiles, writeCookReport, type ReportFiles } from './report/writeCookReport.js';
 
@@ -117,6 +119,10 @@ export interface CookSummary {
   assetReports: AssetReport[];
   /** Saved/Reports/cook.html and cook-report.json of this cook (absent with `report: false` or when they could not be written). */
   report?: ReportFiles;
+  /** The remote cache's counts, when one was used. */
+  remoteCache?: RemoteCacheStats;
+  /** This machine's share, for a sharded cook. */
+  shard?: ShardSpec & { assets: number };
 }
 
 export interface CookerOpenOptions {
@@ -136,6 +142,11 @@ export interface CookerOpenOptions {
    * Default true; the watch daemon holds the lock itself and passes false.
    */
   lock?: boolean;
+  /**
+   * Without `store`: the remote cache of `remoteCache` in the config, with these overrides (the
+   * command line's) on top; false: none.
+   */
+  remoteCache?: Partial<RemoteCacheSettings> | false;
 }
 
 export interface FullCookOptions {
@@ -150,6 +161,12 @@ export interface FullCookOptions {
    * cook cache as it finishes), and the cook ends as interrupted: not ok, no pak written.
    */
   signal?: AbortSignal;
+  /**
+   * Sharded CI cook: cook only this machine's deterministic share of the plan's packages and
+   * publish all of it (local cache hits too) to the store; no AssetRegistry.bin, no stale-file
+   * sweep, no paks. `cook --assemble` on one machine then fetches every package.
+   */
+  shard?: ShardSpec;
 }
 
 export class Cooker {
@@ -172,6 +189,10 @@ export class Cooker {
   /** Publishes in flight to the store. */
   private publishing = new Set<Promise<void>>();
   private readonly debug: ReturnType<typeof createDebugger>;
+  /** The store was opened here (from the config), so close() closes it. */
+  private ownsStore = false;
+  /** Where the store's warnings go during a full cook (its problem list). */
+  private storeProblems: CookProblem[] | undefined;
 
   private constructor(opts: { config: ProjectConfig; registry: RootLookup; cache: CookCache; ci: boolean; log: Logger; bus: ProgressBus; store?: CookStore }) {
     this.config = opts.config;
@@ -232,6 +253,10 @@ export class Cooker {
     }
     const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
     const cooker = new Cooker({ config, registry, cache, ci, log, bus, store: opts.store });
+    if (!opts.store && opts.remoteCache !== false) {
+      cooker.store = RemoteCookCache.fromConfig(config, opts.remoteCache || {}, { onWarning: (l) => cooker.report(l, 'warning', cooker.storeProblems) });
+      cooker.ownsStore = cooker.store !== undefined;
+    }
     cooker.scanMs = scanMs;
     cooker.lock = lock;
     cooker.scanProblems = scanProblems;
@@ -244,6 +269,7 @@ export class Cooker {
     this.cache.close();
     this.lock?.release();
     this.lock = undefined;
+    if (this.ownsStore) this.store?.close?.();
   }
 
   /** Report a problem: event, log line, and `into` (a summary's list) when given. */
@@ -278,11 +304,8 @@ export class Cooker {
     if (res.status === 'failed') this.report(res.error!, this.config.cook.onCookFailure === 'fail' || !res.output ? 'error' : 'warning', problems);
     else if (res.status === 'verbatim') this.report({ ...res.error!.toLog(), message: `shipped verbatim: ${res.error!.message}` }, 'warning', problems);
     for (const w of res.warnings ?? []) this.report(w, 'warning', problems);
-    if (res.status === 'cooked' && this.store && res.key && res.entry && res.output) {
-      const p = this.store.publish({ record, key: res.key, output: res.output, entry: res.entry }).catch(() => {});
-      this.publishing.add(p);
-      void p.finally(() => this.publishing.delete(p));
-    }
+    // An RGBA8 fallback comes back without a key or entry: it is neither cached nor offered.
+    if (res.status === 'cooked') this.offer(record, res);
     this.bus.emit({
       type: 'COOK_END',
       asset: record.virtualPath,
@@ -295,6 +318,14 @@ export class Cooker {
       bytesOut: res.bytesOut,
     });
     return res;
+  }
+
+  /** Offer a cook to the store (tracked until flushStore). */
+  private offer(record: AssetRecord, res: AssetCookResult): void {
+    if (!this.store || !res.key || !res.entry || !res.output) return;
+    const p = this.store.publish({ record, key: res.key, output: res.output, entry: res.entry }).catch(() => {});
+    this.publishing.add(p);
+    void p.finally(() => this.publishing.delete(p));
   }
 
   /** A verified result from the store, written as the output and cached; undefined on a miss. */
@@ -399,7 +430,11 @@ export class Cooker {
     const planMs = performance.now() - planStart;
 
     // ---- cook every asset ----
-    const all: PlannedAsset[] = [...plan.packages, ...plan.textAssets];
+    if (opts.shard && !(this.store instanceof RemoteCookCache && this.store.writing)) {
+      throw errors.usage('a sharded cook publishes to a remote cache, but none is set to write', 'set remoteCache.url in lumina-cook.json or pass --remote-cache <url>');
+    }
+    // A shard cooks only its share of the packages; text assets are copied by the assembling cook.
+    const all: PlannedAsset[] = opts.shard ? selectShard(plan.packages, opts.shard) : [...plan.packages, ...plan.textAssets];
     const results = new Map<string, AssetCookResult>();
     const summary: CookSummary = {
       ok: true,
@@ -425,8 +460,10 @@ export class Cooker {
       cookedDir: config.cookedDir,
       problems,
       assetReports: [],
+      ...(opts.shard ? { shard: { ...opts.shard, assets: all.length } } : {}),
     };
     this.scanMs = 0;
+    this.storeProblems = problems;
     bus.emit({ type: 'START', phase: 'cook', total: all.length });
     const cookStart = performance.now();
     const queue = new PQueue({ concurrency: config.cook.concurrency || Math.max(2, os.availableParallelism() * 2) });
@@ -460,13 +497,25 @@ export class Cooker {
       const done = results.size;
       this.report(errors.cookFailed(config.configFile, `interrupted after ${done} of ${all.length} assets; the finished ones are in the cook cache, the paks were not written`), 'error', problems);
     }
+    // A shard's whole share must reach the store, what the local cache already had too (a cache
+    // entry is never an RGBA8 fallback: those are not cached).
+    if (opts.shard) for (const [guid, res] of results) if (res.status === 'cached') this.offer(this.registry.get(guid)!, res);
     await this.flushStore();
+    this.storeProblems = undefined;
+    if (this.store instanceof RemoteCookCache) summary.remoteCache = this.store.stats();
     summary.phases.cook = Math.round(performance.now() - cookStart);
     bus.emit({ type: 'END', phase: 'cook', ms: summary.phases.cook, ok: summary.failed === 0 });
     summary.assetReports = all
       .filter((a) => results.has(a.record.guid))
       .map((a) => report(a, results.get(a.record.guid)!))
       .sort((x, y) => (x.guid < y.guid ? -1 : x.guid > y.guid ? 1 : 0));
+
+    if (opts.shard) {
+      summary.ok = !problems.some((p) => p.severity === 'error');
+      summary.ms = Math.round(performance.now() - started);
+      log.info({ shard: summary.shard, cooked: summary.cooked, cached: summary.cached, failed: summary.failed, ms: summary.ms }, 'shard cooked and published');
+      return summary;
+    }
 
     // ---- registry, stale outputs, paks ----
     summary.ok = !problems.some((p) => p.severity === 'error');

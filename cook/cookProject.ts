@@ -9,6 +9,8 @@ import type { Logger } from '../src/log/logger.js';
 import { Cooker, type CookSummary } from './Cooker.js';
 import type { RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
+import type { RemoteCacheSettings } from './remote/RemoteCookCache.js';
+import type { ShardSpec } from './remote/shardPlan.js';
 
 export { REGISTRY_ENTRY } from './Cooker.js';
 export type { AssetReport, CookProblem, CookSummary } from './Cooker.js';
@@ -33,13 +35,17 @@ export interface CookProjectOptions {
   report?: boolean;
   /** Ctrl-C: stop after the assets in flight (see FullCookOptions.signal). */
   signal?: AbortSignal;
+  /** Without `store`: overrides (the command line's) of the config's `remoteCache`; false: none. */
+  remoteCache?: Partial<RemoteCacheSettings> | false;
+  /** Cook and publish only this share (`cook --shard i/N`); see Cooker.cook. */
+  shard?: ShardSpec;
 }
 
 /** Cook a project. Problems are in the summary (`ok` false on an error); only COOK_NO_ROOTS and bad configs throw. */
 export async function cookProject(opts: CookProjectOptions): Promise<CookSummary> {
   const cooker = await Cooker.open(opts);
   try {
-    return await cooker.cook({ paks: opts.paks, release: opts.release, report: opts.report, signal: opts.signal });
+    return await cooker.cook({ paks: opts.paks, release: opts.release, report: opts.report, signal: opts.signal, shard: opts.shard });
   } finally {
     cooker.close();
   }

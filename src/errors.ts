@@ -42,6 +42,7 @@ export type ErrorCode =
   | 'PATCH_BASE_INVALID'
   | 'PROJECT_LOCKED'
   | 'REGISTRY_INVALID'
+  | 'REMOTE_CACHE'
   | 'SCHEMA_INVALID'
   | 'TEXTURE_INVALID'
   | 'USAGE';
@@ -225,6 +226,7 @@ export const errors = {
     }),
   registryInvalid: (file: string, field: string, why: string, offset?: number) =>
     make('REGISTRY_INVALID', `${field}: ${why}`, { file, field, offset }),
+  remoteCache: (url: string, why: string, cause?: unknown) => make('REMOTE_CACHE', why, { file: url }, cause),
   schemaInvalid: (file: string, jsonPath: string, why: string) =>
     make('SCHEMA_INVALID', `${jsonPath}: ${why}`, { file, field: jsonPath }),
   textureInvalid: (file: string, why: string, cause?: unknown) => make('TEXTURE_INVALID', why, { file }, cause),

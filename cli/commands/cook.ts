@@ -14,12 +14,34 @@ import { patchOutput } from './pak.js';
 import { cookProject, type CookSummary } from '../../cook/cookProject.js';
 import { patchProject } from '../../cook/patchProject.js';
 import { formatBytes, printOutput } from '../commandOutput.js';
+import { loadConfig } from '../../config/index.js';
+import { remoteCacheUrlProblem } from '../../config/schema.js';
+import type { RemoteCacheSettings } from '../../cook/remote/RemoteCookCache.js';
+import { parseShard } from '../../cook/remote/shardPlan.js';
 
 export interface CookArgs {
   project?: string;
   ci?: boolean;
   json?: boolean;
   release?: string;
+  remoteCache?: string;
+  remoteCacheRead?: boolean;
+  remoteCacheWrite?: boolean;
+  shard?: string;
+  assemble?: boolean;
+}
+
+/** The remote cache settings the flags override (undefined: the config decides). */
+export function remoteCacheFlags(a: CookArgs): Partial<RemoteCacheSettings> {
+  const out: Partial<RemoteCacheSettings> = {};
+  if (a.remoteCache !== undefined) {
+    const why = remoteCacheUrlProblem(a.remoteCache);
+    if (why) throw errors.usage(`--remote-cache ${why}`, 'e.g. --remote-cache http://cache.internal:8080');
+    out.url = a.remoteCache;
+  }
+  if (a.remoteCacheRead !== undefined) out.read = a.remoteCacheRead;
+  if (a.remoteCacheWrite !== undefined) out.write = a.remoteCacheWrite;
+  return out;
 }
 
 /** The one-line summary (plus a line per pak) printed at the end of a cook. */
@@ -27,7 +49,8 @@ export function formatSummary(s: CookSummary): string {
   const errorsN = s.problems.filter((p) => p.severity === 'error').length;
   const warningsN = s.problems.length - errorsN;
   const lines = [
-    `${s.ok ? 'cooked' : s.interrupted ? 'cook INTERRUPTED' : 'cook FAILED'}: ${s.assets} assets (${s.cooked} cooked, ${s.cached} cached, ${s.failed} failed` +
+    `${s.ok ? 'cooked' : s.interrupted ? 'cook INTERRUPTED' : 'cook FAILED'}${s.shard ? ` shard ${s.shard.index + 1}/${s.shard.count}` : ''}: ${s.assets} assets (${s.cooked} cooked, ${s.cached} cached, ` +
+      `${s.fetched ? `${s.fetched} from the remote cache, ` : ''}${s.failed} failed` +
       `${s.verbatim ? `, ${s.verbatim} verbatim` : ''}), ${s.strippedExports} stripped objects, ` +
       `${formatBytes(s.bytesIn)} in -> ${formatBytes(s.bytesOut)} out, ${(s.ms / 1000).toFixed(2)} s` +
       `${errorsN || warningsN ? `; ${errorsN} errors, ${warningsN} warnings` : ''}`,
@@ -35,6 +58,15 @@ export function formatSummary(s: CookSummary): string {
   // Each error with its file, so a failed cook says what to fix without scrolling the log.
   for (const p of s.problems) if (p.severity === 'error') lines.push(`  error ${p.code}${p.file ? ` ${p.file}` : ''}${p.field ? ` (${p.field})` : ''}: ${p.message}`);
   if (!s.ok) lines.push('  the paks were not written: the last good ones are untouched');
+  const r = s.remoteCache;
+  if (r) {
+    const failed = Object.values(r.failures).reduce((a, b) => a + b, 0);
+    lines.push(
+      `  remote cache ${r.url}: ${r.hits} of ${r.lookups} lookups hit, ${r.published} published` +
+        `${r.alreadyThere ? ` (${r.alreadyThere} already there)` : ''}, ${failed} failed${r.disabled ? ' (turned off for this run)' : ''}, ` +
+        `${r.requests} requests, ${formatBytes(r.bytesDown)} down, ${formatBytes(r.bytesUp)} up`,
+    );
+  }
   for (const p of s.paks) lines.push(`  ${p.file}: ${p.entries} entries, ${formatBytes(p.bytes)}${p.written ? '' : ' (up to date)'}`);
   if (s.releaseManifest) lines.push(`  release: ${s.releaseManifest}`);
   if (s.report) lines.push(`report: ${s.report.html}`);
@@ -59,7 +91,20 @@ export async function runCook(args: CookArgs): Promise<CookSummary> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    summary = await cookProject({ projectDir: path.resolve(args.project ?? '.'), ci: args.ci, release: args.release, log, bus, signal: ac.signal });
+    const remoteCache = remoteCacheFlags(args);
+    const shard = args.shard !== undefined ? parseShard(args.shard) : undefined;
+    // A shard exists to publish: writes are on unless turned off (then the cook says so).
+    if (shard) remoteCache.write ??= true;
+    if (shard && args.assemble) throw errors.usage('--shard and --assemble are two steps: each shard agent runs --shard i/N, then one machine runs --assemble');
+    if (shard && args.release !== undefined) throw errors.usage('--release needs the whole cook: pass it to --assemble, not --shard');
+    const projectDir = path.resolve(args.project ?? '.');
+    if (args.assemble) {
+      const { config } = loadConfig(projectDir);
+      if (!(remoteCache.url ?? config.remoteCache.url) || (remoteCache.read ?? config.remoteCache.read) === false) {
+        throw errors.usage('--assemble fetches the shards\' cooks from a remote cache, but none is set to read', 'set remoteCache.url in lumina-cook.json or pass --remote-cache <url>');
+      }
+    }
+    summary = await cookProject({ projectDir, ci: args.ci, release: args.release, log, bus, signal: ac.signal, remoteCache, shard });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -85,7 +130,12 @@ export const cookCommand: CommandModule<object, CookArgs> = {
   builder: (y) =>
     withProject(y)
       .option('json', { type: 'boolean', describe: 'JSON logs on stderr and the summary as JSON on stdout', default: false })
-      .option('release', { type: 'string', describe: 'also write Saved/Releases/<NAME>/ (paks + release.json) for later patches' }) as unknown as Argv<CookArgs>,
+      .option('release', { type: 'string', describe: 'also write Saved/Releases/<NAME>/ (paks + release.json) for later patches' })
+      .option('remote-cache', { type: 'string', describe: 'a Bazel HTTP remote cache URL (bazel-remote, nginx WebDAV); overrides remoteCache.url' })
+      .option('remote-cache-read', { type: 'boolean', describe: 'look cooks up in the remote cache (--no-remote-cache-read: do not)' })
+      .option('remote-cache-write', { type: 'boolean', describe: 'publish local cooks to the remote cache (trusted CI only)' })
+      .option('shard', { type: 'string', describe: 'cook only share i of N (e.g. 2/3) and publish it to the remote cache; no paks' })
+      .option('assemble', { type: 'boolean', describe: 'after the shards: fetch every cook from the remote cache, cook what is missing, write the paks' }) as unknown as Argv<CookArgs>,
   handler: async (a) => {
     await runCook(a);
   },

@@ -74,6 +74,19 @@ describe('loadConfig', () => {
     });
   });
 
+  it('takes remoteCache with reads on and writes off by default, and refuses credentials in its URL', async () => {
+    await writeConfig({ remoteCache: { url: 'http://cache.internal:8080/studio' } });
+    expect(loadConfig(dir).config.remoteCache).toEqual({ url: 'http://cache.internal:8080/studio', read: true, write: false, salt: '', timeoutMs: 10_000 });
+    await writeConfig({ remoteCache: { url: 'https://ci:hunter2@cache.internal/' } });
+    expect(loadError()).toMatchObject({
+      code: 'CONFIG_INVALID',
+      field: 'remoteCache.url',
+      message: '"remoteCache.url" must not carry credentials: set LUMINA_REMOTE_CACHE_TOKEN or LUMINA_REMOTE_CACHE_BASIC in the environment',
+    });
+    await writeConfig({ remoteCache: { url: 'ftp://cache.internal/' } });
+    expect(loadError()).toMatchObject({ field: 'remoteCache.url', message: '"remoteCache.url" must be an http:// or https:// URL, or null' });
+  });
+
   it('names the key inside a plugin entry', async () => {
     await writeConfig({ plugins: [{ name: 'Foliage', path: 'P', cookRoots: ['/Game/Maps/Wrong'] }] });
     const e = loadError();
