@@ -543,7 +543,16 @@ export class Cooker {
       await fsp.rm(path.join(config.paksDir, DEV_PAK_NAME), { force: true }).catch((e: unknown) => {
         throw errors.ioFailed(path.join(config.paksDir, DEV_PAK_NAME), 'remove', e);
       });
-      summary.paks = await writeChunkPaks({ config, plan: shippedPlan(plan, shipped), results, registryBytes: registryBytes!, cache: this.cache, bus });
+      // A cooked file damaged since its cook (the cache trusts size and mtime) is cooked again, never shipped.
+      const recook = async (guid: string): Promise<AssetCookResult> => {
+        const a = all.find((x) => x.record.guid === guid)!;
+        this.report({ code: 'COOKED_INVALID', message: 'the cooked file no longer matches its hash: cooking the asset again', file: cookedPathFor(config.cookedDir, a.record) }, 'warning', problems);
+        this.cache.delete(guid);
+        const res = await this.cookAsset(a.record, problems);
+        results.set(guid, res);
+        return res;
+      };
+      summary.paks = await writeChunkPaks({ config, plan: shippedPlan(plan, shipped), results, registryBytes: registryBytes!, cache: this.cache, bus, recook });
       summary.phases.paks = Math.round(performance.now() - pakStart);
       bus.emit({ type: 'END', phase: 'pak', ms: summary.phases.paks, ok: true });
       if (opts.release !== undefined) summary.releaseManifest = await shipRelease(config, opts.release, summary.paks, registryBytes!);

@@ -11,12 +11,12 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ProjectConfig } from '../config/index.js';
-import { errors } from '../src/errors.js';
+import { errors, isLuminaError } from '../src/errors.js';
 import type { ProgressBus } from '../src/log/events.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
 import { hashHex, hashString, xxh64 } from '../src/util/hash.js';
 import { entryPathUnder } from '../pak/pakFormat.js';
-import { writePak, type PakSource } from '../pak/writePak.js';
+import { writePak, type PakSource, type WritePakResult } from '../pak/writePak.js';
 import type { AssetCookResult } from './cookAsset.js';
 import { canonicalJson, type CookCache } from './cookCache.js';
 import type { CookPlan } from './planCook.js';
@@ -42,6 +42,13 @@ export interface ChunkPakInput {
   registryBytes: Uint8Array;
   cache: CookCache;
   bus: ProgressBus;
+  /**
+   * Cook one asset again from its source, with its cache entry dropped. The pak writer checks
+   * every cooked block against its hash; when a cooked file fails that (damaged on disk after its
+   * cook), its asset is re-cooked through this and the pak written again, rather than shipped.
+   * Without it such a file fails the pak with COOKED_INVALID.
+   */
+  recook?: (guid: string) => Promise<AssetCookResult>;
 }
 
 const METHOD_NAMES = ['stored', 'deflate', 'tombstone'] as const;
@@ -49,6 +56,7 @@ const METHOD_NAMES = ['stored', 'deflate', 'tombstone'] as const;
 /** Write (or keep) every chunk's pak; remove paks of chunks that are gone. */
 export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]> {
   const { config, plan, results, registryBytes, cache, bus } = input;
+  const recooked = new Set<string>();
   const mountPoint = config.paks.mountPoint;
   const under = (virtualPath: string): string => {
     const p = entryPathUnder(mountPoint, virtualPath);
@@ -87,7 +95,21 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
       outputs.push({ chunk, file, contents, entries: prev.entries, bytes: prev.size, written: false });
       continue;
     }
-    const res = await writePak(file, sources, { mountPoint, priority: config.paks.priority, level: config.cook.compressionLevel });
+    const guidByOutput = new Map(plan.packages.filter((a) => a.chunk === chunk).map((a) => [results.get(a.record.guid)!.output!, a.record.guid]));
+    let res: WritePakResult;
+    for (;;) {
+      try {
+        res = await writePak(file, sources, { mountPoint, priority: config.paks.priority, level: config.cook.compressionLevel });
+        break;
+      } catch (e) {
+        // A cooked file that no longer matches its hash: re-cook that asset (once) and try again.
+        const guid = isLuminaError(e) && e.code === 'COOKED_INVALID' && e.file !== undefined ? guidByOutput.get(e.file) : undefined;
+        if (guid === undefined || input.recook === undefined || recooked.has(guid)) throw e;
+        recooked.add(guid);
+        const again = await input.recook(guid);
+        if (again.output === undefined) throw again.error ?? e;
+      }
+    }
     const lines = [`# ${chunk}.pak: ${res.toc.entries.length} entries, mount point ${mountPoint}, priority ${config.paks.priority}`, '# method\trawSize\tstoredSize\txxh64\tpath'];
     for (const e of res.toc.entries) lines.push(`${METHOD_NAMES[e.method]}\t${e.rawSize}\t${e.storedSize}\t${hashHex(e.xxh64)}\t${e.path}`);
     await writeFileAtomic(contents, Buffer.from(lines.join('\n') + '\n', 'utf8'));

@@ -4,14 +4,19 @@
  * any entry is held in memory. Cooked (LCKD) files are copied in block for block without
  * recompression; other files are compressed in 64 KiB DEFLATE blocks. No timestamps or other
  * run-dependent bytes go in, so the same inputs give the same pak.
+ *
+ * Every cooked block is inflated and the raw bytes hashed against the LCKD header's xxh64 (the
+ * entry's) before the entry is kept: a cooked file damaged in place, with its size and mtime kept,
+ * passes the cook cache's checks, and copying it would ship a pak that fails `pak verify`. A
+ * mismatch throws COOKED_INVALID naming the cooked file, so the cook can re-cook that asset.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { errors } from '../src/errors.js';
 import { withAtomicFile } from '../src/util/atomicWrite.js';
-import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
+import { createXxh64, hashHex, initHash, xxh64 } from '../src/util/hash.js';
 import { parseCookedHeader, readCookedHeader, type CookedHeader } from '../src/format/cookedPackage.js';
-import { BLOCK_SIZE, compressBlocks, deflateEachBlock, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
+import { BLOCK_SIZE, compressBlocks, decompressBlock, decompressBlockAsync, deflateEachBlock, rawBlockSize, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
 import {
   PAK_FLAG_PATCH,
   PAK_HEADER_SIZE,
@@ -156,7 +161,7 @@ const PREFETCH_MAX = 8 << 20;
 /** Sources read ahead of the one being written: bounds memory to PREFETCH_AHEAD * PREFETCH_MAX. */
 const PREFETCH_AHEAD = 4;
 
-/** Read a whole small LCKD file and validate its header; undefined when it is too big to hold. */
+/** Read a whole small LCKD file, validate its header and check its blocks; undefined when it is too big to hold. */
 async function loadCooked(file: string): Promise<LoadedCooked | undefined> {
   // Synchronous on purpose: cooked files are small, and sync open/read/close cost a tenth of the
   // main-thread time of the promise API, which dominated pak writing for many small entries.
@@ -167,7 +172,11 @@ async function loadCooked(file: string): Promise<LoadedCooked | undefined> {
   } catch (e) {
     throw errors.ioFailed(file, 'read', e);
   }
-  return { header: parseCookedHeader(bytes, file, bytes.byteLength), bytes };
+  const header = parseCookedHeader(bytes, file, bytes.byteLength);
+  const check = new CookedBlockCheck(file, header);
+  await check.update(bytes.subarray(header.dataOffset));
+  check.finish();
+  return { header, bytes };
 }
 
 function cookedEntry(path: string, offset: number, h: CookedHeader): PakEntry {
@@ -183,23 +192,104 @@ function cookedEntry(path: string, offset: number, h: CookedHeader): PakEntry {
   };
 }
 
-/** Copy an LCKD file's blocks into the pak as they are: the entry takes the LCKD's sizes, hash and method. */
+/** Blocks inflated at once when cooked blocks are checked: keeps the zlib pool (4 threads) busy. */
+const CHECK_IN_FLIGHT = 8;
+
+/**
+ * Checks an LCKD file's blocks as they stream past, in order: each must inflate (or, stored, be)
+ * exactly its raw size with nothing after the DEFLATE stream, and together hash to the header's
+ * xxh64. `update` takes any run of bytes from the block data and checks the blocks it completes
+ * (inflated in parallel on the thread pool, hashed in order); `finish` throws on a mismatch.
+ */
+class CookedBlockCheck {
+  private block = 0;
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  private readonly hash = createXxh64();
+  private readonly fail = (field: string, why: string, offset?: number) => errors.cookedInvalid(this.file, field, why, offset);
+
+  constructor(
+    private readonly file: string,
+    private readonly h: CookedHeader,
+  ) {}
+
+  async update(bytes: Uint8Array): Promise<void> {
+    const complete: Uint8Array[] = [];
+    let at = 0;
+    while (at < bytes.byteLength && this.block + complete.length < this.h.blockCount) {
+      const need = this.h.blockSizes[this.block + complete.length] - this.pendingBytes;
+      const take = Math.min(need, bytes.byteLength - at);
+      this.pending.push(bytes.subarray(at, at + take));
+      this.pendingBytes += take;
+      at += take;
+      if (take === need) {
+        complete.push(this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending));
+        this.pending = [];
+        this.pendingBytes = 0;
+      }
+    }
+    await this.check(complete);
+  }
+
+  private async check(blocks: Uint8Array[]): Promise<void> {
+    const first = this.block;
+    this.block += blocks.length;
+    // Stored blocks are their raw bytes (parseCookedHeader checked their sizes).
+    if (this.h.method === 0) {
+      for (const b of blocks) this.hash.update(b);
+      return;
+    }
+    const want = (i: number) => rawBlockSize(this.h.rawSize, first + i);
+    // One block: the thread-pool round trip costs more than inflating it here.
+    if (blocks.length === 1) {
+      this.hash.update(decompressBlock(blocks[0], want(0), this.fail, `block[${first}]`));
+      return;
+    }
+    const raw: Uint8Array[] = new Array(blocks.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < blocks.length) {
+        const i = next++;
+        raw[i] = await decompressBlockAsync(blocks[i], want(i), this.fail, `block[${first + i}]`);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CHECK_IN_FLIGHT, blocks.length) }, worker));
+    for (const r of raw) this.hash.update(r);
+  }
+
+  finish(): void {
+    const got = this.hash.digest();
+    if (got !== this.h.xxh64) {
+      throw errors.cookedInvalid(this.file, 'xxh64', `raw bytes hash to ${hashHex(got)}, header says ${hashHex(this.h.xxh64)}: the cooked file changed after it was cooked`, 16);
+    }
+  }
+}
+
+/**
+ * Copy an LCKD file's blocks into the pak as they are: the entry takes the LCKD's sizes, hash and
+ * method. Every block is checked against the header's hash first (see the module comment).
+ */
 async function writeCooked(out: PositionalOut, path: string, file: string, loaded: LoadedCooked | undefined): Promise<PakEntry> {
   const offset = out.pos;
   if (loaded) {
+    // Checked by loadCooked, ahead of its turn.
     await out.write(loaded.bytes.subarray(loaded.header.dataOffset));
     return cookedEntry(path, offset, loaded.header);
   }
   const fh = await openSource(file);
   try {
     const h = await readCookedHeader(file, fh);
+    const check = new CookedBlockCheck(file, h);
     for (let done = 0; done < h.storedSize; ) {
       const n = Math.min(COPY_CHUNK, h.storedSize - done);
       const view = new Uint8Array(n); // not reused: the write may still be in flight
       await readFully(fh, view, h.dataOffset + done, file);
+      await check.update(view);
       await out.write(view);
       done += n;
     }
+    // A bad block already written is harmless: the error aborts the whole temp pak.
+    check.finish();
     return cookedEntry(path, offset, h);
   } finally {
     await fh.close();

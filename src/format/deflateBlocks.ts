@@ -122,10 +122,71 @@ export async function compressBlocks(raw: Uint8Array, opts: CompressOptions = {}
   return { method: METHOD_DEFLATE, blocks };
 }
 
+const inflateRawAsync = promisify(zlib.inflateRaw) as unknown as (b: Uint8Array, o: zlib.ZlibOptions & { info: true }) => Promise<{ buffer: Buffer; engine: { bytesWritten: number } }>;
+
+/** The checks shared by decompressBlock and decompressBlockAsync, on what the inflater returned. */
+function checkInflated(
+  run: () => { buffer: Buffer; engine: { bytesWritten: number } },
+  stored: Uint8Array,
+  expectedRaw: number,
+  fail: BlockErrorFactory,
+  field: string,
+  offset: number | undefined,
+): Uint8Array {
+  let r: { buffer: Buffer; engine: { bytesWritten: number } };
+  try {
+    r = run();
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? `inflates to more than ${expectedRaw} bytes` : `is not valid DEFLATE (${(e as Error).message})`;
+    throw fail(field, why, offset);
+  }
+  const out = r.buffer;
+  if (out.byteLength !== expectedRaw) throw fail(field, `inflates to ${out.byteLength} bytes, expected ${expectedRaw}`, offset);
+  // zlib stops at the final DEFLATE block and says nothing about bytes after it; the engine's
+  // bytesWritten is the input the stream actually used.
+  const consumed = r.engine.bytesWritten;
+  if (consumed !== stored.byteLength) {
+    throw fail(field, `has ${stored.byteLength - consumed} bytes of junk after its DEFLATE stream ends`, offset === undefined ? undefined : offset + consumed);
+  }
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}
+
+/**
+ * decompressBlock on the libuv thread pool, so several blocks inflate at once across cores (the
+ * pak writer checks cooked blocks this way). Same checks, same errors.
+ */
+export async function decompressBlockAsync(
+  stored: Uint8Array,
+  expectedRaw: number,
+  fail: BlockErrorFactory,
+  field = 'block',
+  offset?: number,
+): Promise<Uint8Array> {
+  let result: { buffer: Buffer; engine: { bytesWritten: number } } | undefined;
+  let error: unknown;
+  try {
+    // One byte of headroom so an over-long block is seen as too long, not silently cut.
+    result = await inflateRawAsync(stored, { maxOutputLength: expectedRaw + 1, info: true });
+  } catch (e) {
+    error = e;
+  }
+  return checkInflated(
+    () => {
+      if (result === undefined) throw error;
+      return result;
+    },
+    stored,
+    expectedRaw,
+    fail,
+    field,
+    offset,
+  );
+}
+
 /**
  * Inflate one block and check it holds exactly `expectedRaw` bytes (65,536, or the remainder for
- * the last block). A block that inflates to more or less, or is not DEFLATE at all, is an error
- * from `fail` naming `field`.
+ * the last block). A block that inflates to more or less, is not DEFLATE at all, or has bytes
+ * after its DEFLATE stream ends, is an error from `fail` naming `field`.
  */
 export function decompressBlock(
   stored: Uint8Array,
@@ -134,24 +195,15 @@ export function decompressBlock(
   field = 'block',
   offset?: number,
 ): Uint8Array {
-  let out: Buffer;
-  let consumed: number;
-  try {
-    // One byte of headroom so an over-long block is seen as too long, not silently cut. `info`
-    // gives the engine, whose bytesWritten is the input the stream actually used: zlib stops at
-    // the final DEFLATE block and says nothing about bytes after it.
-    const r = zlib.inflateRawSync(stored, { maxOutputLength: expectedRaw + 1, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
-    out = r.buffer;
-    consumed = r.engine.bytesWritten;
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? `inflates to more than ${expectedRaw} bytes` : `is not valid DEFLATE (${(e as Error).message})`;
-    throw fail(field, why, offset);
-  }
-  if (out.byteLength !== expectedRaw) throw fail(field, `inflates to ${out.byteLength} bytes, expected ${expectedRaw}`, offset);
-  if (consumed !== stored.byteLength) {
-    throw fail(field, `has ${stored.byteLength - consumed} bytes of junk after its DEFLATE stream ends`, offset === undefined ? undefined : offset + consumed);
-  }
-  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  // One byte of headroom so an over-long block is seen as too long, not silently cut.
+  return checkInflated(
+    () => zlib.inflateRawSync(stored, { maxOutputLength: expectedRaw + 1, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } },
+    stored,
+    expectedRaw,
+    fail,
+    field,
+    offset,
+  );
 }
 
 /**
