@@ -157,7 +157,13 @@ export function writeOutput(target: string, data: Uint8Array): void {
     fs.writeFileSync(tmp, data);
     fs.renameSync(tmp, target);
   } catch (e) {
-    fs.rmSync(tmp, { force: true });
+    // Best effort: when the folder could not be made (Saved is a file) the temp path is not even
+    // reachable, and that must not replace the real error with an untyped one.
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // nothing was written there
+    }
     // The folder may have been removed since it was made (a clean, a stale-file sweep): forget it and retry once.
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' && madeDirs.delete(dir)) return writeOutput(target, data);
     throw errors.ioFailed(target, 'write', e);
