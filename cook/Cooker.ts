@@ -46,7 +46,7 @@ import {
 } from './cookAsset.js';
 import { CACHE_FILE_NAME, CookCache, type RecookReason } from './cookCache.js';
 import { removeStale, writeIfChanged } from './cookedOutputs.js';
-import { resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
+import { primaryNameClashes, resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
 import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
 import { openProjectRegistry } from './projectRegistry.js';
@@ -424,6 +424,9 @@ export class Cooker {
     if (plan.rootCount === 0) throw errors.cookNoRoots(config.configFile);
     for (const m of plan.missing) {
       this.report(errors.dependencyMissing(m.referrer.file, m.guid), m.type === DependencyType.Hard ? 'error' : ciSeverity, problems);
+    }
+    for (const c of primaryNameClashes(this.registry, config)) {
+      for (const r of c.records.slice(1)) this.report(errors.primaryNameDuplicate(r.file, c.name, c.records[0].packagePath), ciSeverity, problems);
     }
     if (plan.softExcluded.length) log.info({ count: plan.softExcluded.length }, 'soft references left out of the cook (cook.soft is "exclude")');
     if (plan.softOnly) log.info({ count: plan.softOnly }, 'assets included only through soft references');

@@ -6,7 +6,7 @@
 import type { RegistryView } from '../src/registry/cookRoots.js';
 import type { AssetLookup } from './planCook.js';
 
-export { resolveCookRoots } from '../src/registry/cookRoots.js';
+export { primaryNameClashes, resolveCookRoots } from '../src/registry/cookRoots.js';
 export type { CookRoots as ResolvedRoots } from '../src/registry/cookRoots.js';
 
 /** What a cook reads from a registry: root resolution plus lookups. `AssetRegistry` satisfies it. */

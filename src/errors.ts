@@ -40,6 +40,7 @@ export type ErrorCode =
   | 'PAK_INVALID'
   | 'PAK_PATH_INVALID'
   | 'PATCH_BASE_INVALID'
+  | 'PRIMARY_NAME_DUPLICATE'
   | 'PROJECT_LOCKED'
   | 'REGISTRY_INVALID'
   | 'REMOTE_CACHE'
@@ -219,6 +220,12 @@ export const errors = {
   pakPathInvalid: (file: string, entry: string, why: string) =>
     make('PAK_PATH_INVALID', `entry "${entry}" ${why}`, { file, field: 'path' }),
   patchBaseInvalid: (file: string, why: string, hint?: string) => make('PATCH_BASE_INVALID', why, { file, hint }),
+  primaryNameDuplicate: (file: string, name: string, first: string) =>
+    make('PRIMARY_NAME_DUPLICATE', `Primary asset name "${name}" is also used by ${first}; the runtime finds Primary assets by name`, {
+      file,
+      field: 'objectName',
+      hint: 'rename one of them, or clear its Primary flag',
+    }),
   projectLocked: (file: string, holder: { pid: number; holder: 'cook' | 'watch' }) =>
     make('PROJECT_LOCKED', `${holder.holder === 'watch' ? 'a watch daemon' : 'another cook'} (pid ${holder.pid}) is writing this project`, {
       file,

@@ -9,7 +9,8 @@ import { formatLog, LuminaError, type ErrorCode } from '../../src/errors.js';
 import { DependencyType } from '../../src/format/packageTypes.js';
 import type { Logger } from '../../src/log/logger.js';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
-import { findDependencyChain, resolveCookRoots, type CookRoot } from '../../src/registry/cookRoots.js';
+import { type CookRoot } from '../../src/registry/cookRoots.js';
+import { whyShipped } from '../../cook/whyShipped.js';
 import type { AssetRecord, ScanProblem, ScanResult } from '../../src/registry/types.js';
 import { commandGroup, printOutput, type CommandOutput } from '../commandOutput.js';
 
@@ -105,37 +106,50 @@ export async function registryReferrers(asset: string, opts: RegistryCliOptions 
 
 export interface WhyOutput {
   asset: { guid: string; packagePath: string };
-  /** The cook root the chain starts at; null when the asset is not reachable (it would not be cooked). */
+  /** The chunk the cook ships it in; null when the cook leaves it out. */
+  chunk: string | null;
+  /** The root of that chunk the chain starts at; null when the asset is not reached (or is a text asset, which ships by mount). */
   root: CookRoot | null;
   chain: Array<{ guid: string; packagePath: string; via?: 'Hard' | 'Soft' }> | null;
+  /** Left out because only Soft references lead to it and cook.soft is "exclude". */
+  softExcluded: boolean;
   missingRoots: string[];
 }
 
-/** `registry why <asset>`: the shortest chain from a cook root to the asset. */
+/**
+ * `registry why <asset>`: the shortest chain the cook follows from a root of the chunk the asset
+ * ships in (see cook/whyShipped.ts), or why the cook leaves it out.
+ */
 export async function registryWhy(asset: string, opts: RegistryCliOptions = {}): Promise<CommandOutput<WhyOutput>> {
   const { registry, config } = await openScanned(opts);
   const target = registry.resolve(asset);
-  const { roots, missing } = resolveCookRoots(registry, config);
-  const links = findDependencyChain(
-    registry,
-    roots.map((r) => r.guid),
-    target.guid,
-  );
-  const chain = links?.map((l) => ({
+  const why = whyShipped(registry, config, target.guid);
+  const chain = why.chain?.map((l) => ({
     guid: l.guid,
     packagePath: registry.get(l.guid)!.packagePath,
     ...(l.via === undefined ? {} : { via: typeName(l.via) }),
   }));
-  const root = chain ? roots.find((r) => r.guid === chain[0].guid)! : null;
-  const data: WhyOutput = { asset: { guid: target.guid, packagePath: target.packagePath }, root, chain: chain ?? null, missingRoots: missing };
+  const root = chain ? why.root : null;
+  const data: WhyOutput = {
+    asset: { guid: target.guid, packagePath: target.packagePath },
+    chunk: why.chunk,
+    root,
+    chain: chain ?? null,
+    softExcluded: why.softExcluded,
+    missingRoots: why.missingRoots,
+  };
   let text: string;
-  if (!chain || !root) {
-    text = `${target.packagePath} is not reachable from any cook root (${roots.length} root${roots.length === 1 ? '' : 's'}): it would not be cooked\n`;
+  if (why.chunk === null) {
+    text = why.softExcluded
+      ? `${target.packagePath} is not cooked: only Soft references lead to it and cook.soft is "exclude"\n`
+      : `${target.packagePath} is not reachable from any cook root (${why.roots.length} root${why.roots.length === 1 ? '' : 's'}): it would not be cooked\n`;
+  } else if (!chain || !root) {
+    text = `${target.packagePath} ships in chunk ${why.chunk}: text assets always ship, in their mount's chunk\n`;
   } else {
     text = `${chain[0].packagePath} (cook root: ${root.reason}, chunk ${root.chunk})\n`;
     for (let i = 1; i < chain.length; i++) text += `${'  '.repeat(i)}-> ${chain[i].packagePath} (${chain[i].via})\n`;
   }
-  for (const m of missing) text += `warning: cook root ${m} matches no asset\n`;
+  for (const m of why.missingRoots) text += `warning: cook root ${m} matches no asset\n`;
   return { data, text };
 }
 

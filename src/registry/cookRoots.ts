@@ -71,22 +71,55 @@ export function resolveCookRoots(registry: RegistryView, config: ProjectConfig):
   return { roots, missing };
 }
 
+/**
+ * Primary assets that share a name, each group sorted by package path (only mounted packages: a
+ * disabled plugin's assets never load). The runtime finds Primary assets by name, so all but one
+ * of a group would be unreachable there.
+ */
+export function primaryNameClashes(registry: Pick<RegistryView, 'all'>, config: Pick<ProjectConfig, 'mounts'>): Array<{ name: string; records: AssetRecord[] }> {
+  const mounted = new Set(config.mounts.map((m) => m.alias));
+  const byName = new Map<string, AssetRecord[]>();
+  for (const r of registry.all()) {
+    if (r.kind !== 'package' || (r.flags & AssetFlags.Primary) === 0 || !mounted.has(r.mount)) continue;
+    const list = byName.get(r.name) ?? [];
+    list.push(r);
+    byName.set(r.name, list);
+  }
+  const byPath = (a: AssetRecord, b: AssetRecord) => (a.packagePath < b.packagePath ? -1 : a.packagePath > b.packagePath ? 1 : 0);
+  return [...byName]
+    .filter(([, records]) => records.length > 1)
+    .map(([name, records]) => ({ name, records: records.sort(byPath) }))
+    .sort((a, b) => byPath(a.records[0], b.records[0]));
+}
+
 export interface ChainLink {
   guid: string;
   /** The edge from the previous link; absent on the first (the root). */
   via?: DependencyType;
 }
 
+export interface ChainOptions {
+  /** Follow Soft edges (default true); the cook follows them only when `cook.soft` is "include". */
+  followSoft?: boolean;
+  /** Only step onto assets this accepts (the cook: mounted packages); default every known asset. */
+  follow?: (record: AssetRecord) => boolean;
+}
+
 /**
- * The shortest dependency chain (Hard and Soft edges) from any of `roots` to `target`, root first,
- * or null when `target` is not reachable. Breadth-first from all roots at once, roots and imports
- * taken in order, so the answer is deterministic. Edges to GUIDs no asset has are not followed.
+ * The shortest dependency chain from any of `roots` to `target`, root first, or null when
+ * `target` is not reachable. Breadth-first from all roots at once, roots and imports taken in
+ * order, so the answer is deterministic. Edges to GUIDs no asset has are not followed.
  */
-export function findDependencyChain(registry: Pick<RegistryView, 'get'>, roots: readonly string[], target: string): ChainLink[] | null {
+export function findDependencyChain(registry: Pick<RegistryView, 'get'>, roots: readonly string[], target: string, opts: ChainOptions = {}): ChainLink[] | null {
+  const followSoft = opts.followSoft ?? true;
+  const accept = (guid: string): boolean => {
+    const r = registry.get(guid);
+    return r !== undefined && (opts.follow === undefined || opts.follow(r));
+  };
   const prev = new Map<string, { from: string | null; via?: DependencyType }>();
   const queue: string[] = [];
   for (const r of roots) {
-    if (prev.has(r) || !registry.get(r)) continue;
+    if (prev.has(r) || !accept(r)) continue;
     prev.set(r, { from: null });
     queue.push(r);
   }
@@ -102,7 +135,7 @@ export function findDependencyChain(registry: Pick<RegistryView, 'get'>, roots: 
       return chain.reverse();
     }
     for (const d of registry.get(g)?.dependencies ?? []) {
-      if (prev.has(d.guid) || !registry.get(d.guid)) continue;
+      if (prev.has(d.guid) || (d.type === DependencyType.Soft && !followSoft) || !accept(d.guid)) continue;
       prev.set(d.guid, { from: g, via: d.type });
       queue.push(d.guid);
     }

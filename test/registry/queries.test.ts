@@ -4,6 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DependencyType } from '../../src/format/packageTypes.js';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
 import { findDependencyChain, resolveCookRoots } from '../../src/registry/cookRoots.js';
+import { cookProject } from '../../cook/cookProject.js';
+import { PakReader } from '../../pak/PakReader.js';
 import { registryDeps, registryList, registryReferrers, registryScan, registryWhy } from '../../cli/commands/registry.js';
 import { bumpMtime, CLASS_MESH, g, hard, makeProject, soft, type TempProject } from './fixtures.js';
 
@@ -140,15 +142,47 @@ describe('registry commands', () => {
       { guid: g(1), packagePath: '/Game/Maps/Map' },
       { guid: g(2), packagePath: '/Game/Env/Forest', via: 'Hard' },
     ]);
-    // Bark is two steps from the map but one from the plugin root Oak.
+    // Bark is one step from the plugin root Oak but ships in Main (the map reaches it through
+    // Rock), so why names a Main root: the chain of the chunk it ships in, not the shortest one.
     const bark = await registryWhy('/Game/Env/Bark', { project: p.dir });
-    expect(bark.data.root).toEqual({ guid: g(3), packagePath: '/Foliage/Oak', chunk: 'FoliageChunk', reason: 'plugin' });
+    expect(bark.data.chunk).toBe('Main');
+    expect(bark.data.root).toEqual({ guid: g(1), packagePath: '/Game/Maps/Map', chunk: 'Main', reason: 'project' });
     expect(bark.text).toBe(
-      '/Foliage/Oak (cook root: plugin, chunk FoliageChunk)\n  -> /Game/Env/Bark (Hard)\nwarning: cook root /Foliage/Nope matches no asset\n',
+      '/Game/Maps/Map (cook root: project, chunk Main)\n  -> /Game/Env/Rock (Hard)\n    -> /Game/Env/Bark (Hard)\nwarning: cook root /Foliage/Nope matches no asset\n',
     );
     const loose = await registryWhy('/Game/Env/Loose', { project: p.dir });
     expect(loose.data).toMatchObject({ root: null, chain: null });
     expect(loose.text.startsWith('/Game/Env/Loose is not reachable from any cook root (3 roots)')).toBe(true);
+  });
+
+  it('why shows no soft chain for an asset cook.soft "exclude" leaves out, and agrees with the cook', async () => {
+    p.pkg('Content/Maps/Map.lasset', g(1), { imports: [hard(g(2)), hard(g(5)), soft(g(9))] });
+    p.pkg('Content/Env/Fog.lasset', g(9));
+    const included = await registryWhy('/Game/Env/Fog', { project: p.dir });
+    expect(included.data).toMatchObject({ chunk: 'Main', softExcluded: false, chain: [{ guid: g(1) }, { guid: g(9), via: 'Soft' }] });
+
+    p.config({ cook: { soft: 'exclude' } });
+    const fog = await registryWhy('/Game/Env/Fog', { project: p.dir });
+    expect(fog.data).toMatchObject({ chunk: null, root: null, chain: null, softExcluded: true });
+    expect(fog.text.split('\n')[0]).toBe('/Game/Env/Fog is not cooked: only Soft references lead to it and cook.soft is "exclude"');
+    // Forest -> Oak is Soft, but Oak is a plugin root itself: it ships in its chunk, from itself.
+    const oak = await registryWhy('/Foliage/Oak', { project: p.dir });
+    expect(oak.data).toMatchObject({ chunk: 'FoliageChunk', chain: [{ guid: g(3), packagePath: '/Foliage/Oak' }] });
+
+    // Every asset: why's chunk is the pak the cook puts it in.
+    const summary = await cookProject({ projectDir: p.dir });
+    const shippedIn = new Map<string, string>();
+    for (const pak of summary.paks) {
+      const r = await PakReader.open(pak.file);
+      for (const e of r.entries) shippedIn.set(e.path, pak.chunk);
+      await r.close();
+    }
+    for (const rel of ['Content/Maps/Map.lasset', 'Content/Env/Forest.lasset', 'Plugins/Foliage/Content/Oak.lasset', 'Content/Env/Bark.lasset', 'Content/Env/Rock.lasset', 'Content/Env/Loose.lasset', 'Plugins/Foliage/Content/Sky.lasset', 'Content/Env/Fog.lasset', 'Content/UI/Hud.rml']) {
+      const why = await registryWhy(p.abs(rel), { project: p.dir });
+      const vpath = rel.replace(/^Content\//, '/Game/').replace(/^Plugins\/Foliage\/Content\//, '/Foliage/');
+      expect(why.data.chunk, rel).toBe(shippedIn.get(vpath) ?? null);
+      if (why.data.root) expect(why.data.root.chunk, rel).toBe(why.data.chunk);
+    }
   });
 
   it('scan --ci fails on a missing sidecar without minting it; plain scan mints it', async () => {
