@@ -27,7 +27,7 @@ describe('cook with Saved as a file', () => {
     const io = lines.filter((l) => l.code === 'IO_FAILED');
     expect(io.length).toBeGreaterThan(0);
     for (const l of io) {
-      expect(l.file!.startsWith(path.join(project, 'Saved', 'Cooked') + path.sep)).toBe(true);
+      expect(l.file!.startsWith(path.join(project, 'Saved') + path.sep), l.file).toBe(true);
       expect(l.msg ?? l.message).toBe('write failed: a part of the path is not a folder (ENOTDIR)');
     }
     expect(lines.some((l) => l.code === 'COOK_FAILED')).toBe(false);

@@ -169,8 +169,11 @@ describe('registry commands', () => {
     const oak = await registryWhy('/Foliage/Oak', { project: p.dir });
     expect(oak.data).toMatchObject({ chunk: 'FoliageChunk', chain: [{ guid: g(3), packagePath: '/Foliage/Oak' }] });
 
-    // Every asset: why's chunk is the pak the cook puts it in.
+    // Every asset: why's chunk is the pak the cook puts it in (Rock's missing Hard dependency
+    // would fail the cook, so it goes first).
+    p.pkg('Content/Env/Rock.lasset', g(5), { imports: [hard(g(4))] });
     const summary = await cookProject({ projectDir: p.dir });
+    expect(summary.ok).toBe(true);
     const shippedIn = new Map<string, string>();
     for (const pak of summary.paks) {
       const r = await PakReader.open(pak.file);
