@@ -216,11 +216,8 @@ export class RemoteCookCache implements CookStore {
     if (!this.writing) return Promise.resolve();
     const p = (async () => {
       try {
-        if (await this.client.has('ac', key)) {
-          this.counts.alreadyThere++;
-          this.consecutive = 0;
-          return;
-        }
+        // No HEAD of the entry first: the Cooker looked it up (a miss) just before cooking, and
+        // putAc checks again right before writing; a blob that is already there is not re-sent.
         const { hash } = await this.client.putCas(lckd);
         const entry = encodeActionResult([
           {
