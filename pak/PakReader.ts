@@ -195,6 +195,7 @@ export class PakReader {
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > e.rawSize) {
       throw errors.usage(`range ${offset}+${length} is outside "${path}" (${e.rawSize} bytes)`);
     }
+    if (length > MAX_WHOLE_ENTRY) throw errors.pakEntryTooLarge(this.file, e.path, length, MAX_WHOLE_ENTRY);
     if (length === 0) return new Uint8Array(0);
     if (e.method === 0) return readExactly(this.fh, e.offset + offset, length, this.file);
     const first = Math.floor(offset / BLOCK_SIZE);

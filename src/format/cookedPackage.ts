@@ -14,6 +14,8 @@ import { BLOCK_SIZE, blockCountFor, compressBlocks, inflateBlocks, maxStoredBloc
 
 export const COOKED_MAGIC = 0x444b434c; // 'LCKD'
 export const COOKED_VERSION = 1;
+/** The largest cooked package decodeCooked inflates into one buffer (1 GiB). */
+export const MAX_DECODED_SIZE = 1 << 30;
 /** Fixed part of the header: magic, version, rawSize, xxh64, method, blockSize, blockCount. */
 export const COOKED_FIXED_HEADER = 33;
 
@@ -135,6 +137,8 @@ export async function readCookedHeader(file: string, fh?: fsp.FileHandle): Promi
 /** Decode a whole LCKD file to its raw bytes, checking every block and the xxh64. Requires `initHash()`. */
 export async function decodeCooked(bytes: Uint8Array, file: string): Promise<Uint8Array> {
   const h = parseCookedHeader(bytes, file);
+  // A few MB of blocks can claim many GiB (zeros deflate ~1000:1): refuse before allocating.
+  if (h.rawSize > MAX_DECODED_SIZE) throw errors.cookedInvalid(file, 'rawSize', `${h.rawSize} bytes is more than a whole decode may hold (${MAX_DECODED_SIZE})`, 8);
   const blocks: Uint8Array[] = [];
   const offsets: number[] = [];
   let at = h.dataOffset;

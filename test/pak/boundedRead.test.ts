@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initHash } from '../../src/util/hash.js';
 import { PakReader } from '../../pak/PakReader.js';
-import { parseCookedHeader, encodeCooked } from '../../src/format/cookedPackage.js';
+import { decodeCooked, encodeCooked, parseCookedHeader } from '../../src/format/cookedPackage.js';
 import { BLOCK_SIZE } from '../../src/format/deflateBlocks.js';
 import { REPO, TSX_LOADER } from '../helpers/runCli.js';
 import { caught, tempDir } from './helpers.js';
@@ -92,6 +92,9 @@ describe('pak cat and extract stream by block', () => {
         code: 'PAK_ENTRY_TOO_LARGE',
         message: `entry "/Big.bin" is ${5 * GiB + 12345} bytes, more than the ${GiB} a whole read may hold`,
       });
+      // So does a range read that asks for all of it; a small range deep inside reads fine.
+      expect(await caught(() => reader.readRange('/Big.bin', 0, 5 * GiB))).toMatchObject({ code: 'PAK_ENTRY_TOO_LARGE' });
+      expect(await reader.readRange('/Big.bin', 5 * GiB, 12345)).toEqual(new Uint8Array(12345));
     } finally {
       await reader.close();
     }
@@ -156,6 +159,26 @@ describe('limits before allocation, and exact DEFLATE blocks', () => {
       code: 'PAK_INVALID',
       field: 'entries[0].blockSizes[0]',
       message: `entries[0].blockSizes[0]: ${100 * 1024} bytes is more than a block of 1000 raw bytes can take (1189)`,
+    });
+  });
+
+  it('refuses to decode an LCKD that claims more than a whole decode may hold, before allocating', async () => {
+    // 17,000 blocks of 64 KiB of zeros: ~1.3 MB on disk, 1.06 GiB raw.
+    const count = 17_000;
+    const zeros = new Uint8Array(zlib.deflateRawSync(new Uint8Array(BLOCK_SIZE)));
+    const head = Buffer.alloc(33 + 4 * count);
+    head.write('LCKD', 0, 'latin1');
+    head.writeUInt32LE(1, 4);
+    head.writeBigUInt64LE(BigInt(count * BLOCK_SIZE), 8);
+    head.writeUInt8(1, 24);
+    head.writeUInt32LE(BLOCK_SIZE, 25);
+    head.writeUInt32LE(count, 29);
+    for (let i = 0; i < count; i++) head.writeUInt32LE(zeros.byteLength, 33 + 4 * i);
+    const file = Buffer.concat([head, ...Array.from({ length: count }, () => zeros)]);
+    expect(await caught(() => decodeCooked(file, 'big.lasset'))).toMatchObject({
+      code: 'COOKED_INVALID',
+      field: 'rawSize',
+      message: `rawSize: ${count * BLOCK_SIZE} bytes is more than a whole decode may hold (${GiB})`,
     });
   });
 
