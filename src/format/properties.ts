@@ -101,6 +101,9 @@ interface Tag {
   boolAt: number;
 }
 
+/** The None that ends a stream (one shared object: every stream has one). */
+const NONE_TAG: Tag = Object.freeze({ name: null, type: 'IntProperty', size: 0, sizeAt: 0, arrayIndex: 0, extra: null, innerStructName: null, boolAt: 0 });
+
 function decodeTopLevel(r: BinaryReader, ctx: PropertyContext, lenient: boolean): { items: Array<Property | UndecodedProperty>; terminated: boolean; tail: Uint8Array } {
   const items: Array<Property | UndecodedProperty> = [];
   let terminated = false;
@@ -149,7 +152,7 @@ function decodeTopLevel(r: BinaryReader, ctx: PropertyContext, lenient: boolean)
 function readTag(r: BinaryReader, ctx: PropertyContext, top: boolean): Tag | null {
   const tagAt = r.pos;
   const name = fname(r, 'property name', ctx);
-  if (name === null) return { name, type: 'IntProperty', size: 0, sizeAt: 0, arrayIndex: 0, extra: null, innerStructName: null, boolAt: 0 };
+  if (name === null) return NONE_TAG;
   const type = fname(r, `property ${name} type`, ctx);
   if (type === null || !PROPERTY_TYPES.has(type)) {
     if (top) return null;
