@@ -2,8 +2,8 @@
  * Running external tools (basisu, shader compilers) so that none can hang the cook or outlive it.
  *
  * - Every run has a timeout. The child is started as the leader of its own process group and the
- *   whole group is SIGKILLed on timeout, on abort, on SIGINT/SIGTERM/SIGHUP of this process and
- *   when this process exits, so a tool that forked helpers leaves none behind.
+ *   whole group is SIGKILLed on timeout, on abort, on Ctrl-C (SIGINT/SIGTERM/SIGHUP) of this
+ *   process and when this process exits, so a tool that forked helpers leaves none behind.
  * - stdout and stderr are always drained: a child blocked on a full pipe looks exactly like a hung
  *   one. Only a bounded tail (and, when asked for, a bounded stdout) is kept.
  * - Runs share one bounded pool of CPU slots, sized to the cores: a run declares how many threads
@@ -14,9 +14,13 @@
  *
  * Why the process group: a detached child does not get the terminal's Ctrl-C (it is not in the
  * foreground group), so this module forwards it. While children run, a listener for each signal
- * kills them; when it is the only listener it then re-raises the signal, so the process still
- * dies of it exactly as it would have without this module. A kill -9 of this process cannot be
- * intercepted: its children then run until they end by themselves.
+ * is installed; when it is the only one (nobody else handles the signal) it kills the children
+ * and re-raises the signal, so the process dies of it exactly as it would have without this
+ * module. When the program handles the signal itself (the cook and the daemon stop gracefully,
+ * finishing the work in flight), the children are left to finish that work, bounded by their
+ * timeouts, and whatever still runs when the process exits is killed then (a second Ctrl-C
+ * exits at once). A kill -9 of this process cannot be intercepted: its children then run until
+ * they end by themselves.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
@@ -92,12 +96,13 @@ export function killAllChildren(): void {
 }
 
 function onSignal(sig: NodeJS.Signals): void {
+  // The program handles this signal itself (the cook and the daemon finish what is in flight):
+  // its children finish too, bounded by their timeouts, and whatever is left dies at exit.
+  if (process.listenerCount(sig) > 1) return;
+  // Alone, Node would have died of this signal: kill the children, unhook, re-raise.
   killAllChildren();
-  // Alone, Node would have died of this signal: unhook and re-raise so it still does.
-  if (process.listenerCount(sig) === 1) {
-    unhook();
-    process.kill(process.pid, sig);
-  }
+  unhook();
+  process.kill(process.pid, sig);
 }
 
 function hook(): void {

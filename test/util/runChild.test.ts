@@ -139,7 +139,7 @@ describe('children die with the process that started them', () => {
     await waitFor(() => pids.every(processGone), 'the children to be gone', 10_000);
   });
 
-  it('SIGINT with a handler of the program: children killed, the program decides how to stop', async () => {
+  it('SIGINT with a handler of the program: it stops on its own terms, the children die when it exits', async () => {
     const pidfile = path.join(tmp, 'handler.pids');
     const { child, exited } = startHolder(pidfile, 'own-handler');
     await waitFor(() => readPids(pidfile).length === 2, 'the holder to start its child');
