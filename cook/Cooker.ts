@@ -17,7 +17,6 @@
  * in the full cook and the daemon alike. Only "nothing to cook" (COOK_NO_ROOTS) throws.
  */
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import { loadConfig, type ProjectConfig } from '../config/index.js';
@@ -168,6 +167,15 @@ export interface FullCookOptions {
    */
   shard?: ShardSpec;
 }
+
+/**
+ * Assets in flight with `cook.concurrency` 0. Most of an asset's cook is synchronous main-thread
+ * work, so this is not parallelism but how many textures can wait for the encoder at once: basisu
+ * costs ~30 ms to start, and batches of a hundred small textures per process (cook/texture/
+ * BasisuBatcher) are what bring the encoder near basisu's own CLI (4 in flight meant batches of
+ * 2). Memory stays bounded by the texture budget (`textures.maxMemoryMiB`).
+ */
+const AUTO_ASSETS_IN_FLIGHT = 256;
 
 export class Cooker {
   readonly config: ProjectConfig;
@@ -469,7 +477,7 @@ export class Cooker {
     this.storeProblems = problems;
     bus.emit({ type: 'START', phase: 'cook', total: all.length });
     const cookStart = performance.now();
-    const queue = new PQueue({ concurrency: config.cook.concurrency || Math.max(2, os.availableParallelism() * 2) });
+    const queue = new PQueue({ concurrency: config.cook.concurrency || AUTO_ASSETS_IN_FLIGHT });
     const stop = () => queue.clear();
     opts.signal?.addEventListener('abort', stop, { once: true });
     try {

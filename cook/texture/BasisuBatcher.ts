@@ -19,10 +19,12 @@
  * COOK_FAILED naming the asset. When the executable cannot be started at all (ENOENT, EACCES,
  * ENOEXEC) requests reject with {@link EncoderUnavailableError} so the caller can fall back.
  */
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { errors } from '../../src/errors.js';
+import { pidAlive } from '../../src/util/pidAlive.js';
 import { childSlots, describeChildFailure, runChild, type ChildRun } from '../../src/util/runChild.js';
 import type { Semaphore } from '../../src/util/semaphore.js';
 import { basisuArgs, type BasisuSettings, type Ktx2Encoding } from './basisu.js';
@@ -68,6 +70,8 @@ const WORTH_FILES = 48;
 /** Keep one run bounded: its temp files, its timeout and the work lost when it fails. */
 const MAX_BATCH_PIXELS = 16 * 1024 * 1024;
 const MAX_BATCH_FILES = 256;
+/** Inputs and outputs of textures up to this many pixels are written and read synchronously. */
+const SYNC_IO_PIXELS = 128 * 128;
 
 export class BasisuBatcher {
   private readonly groups = new Map<string, Group>();
@@ -169,9 +173,10 @@ export class BasisuBatcher {
   private async run(group: Group, jobs: Job[]): Promise<void> {
     let dir: string | undefined;
     try {
-      dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'lumina-basisu-'));
+      dir = await fsp.mkdtemp(path.join(encoderTempRoot(), `${TEMP_PREFIX}${process.pid}-`));
       const inputs = jobs.map((_, i) => path.join(dir!, `${i}.tga`));
-      await Promise.all(jobs.map((j, i) => fsp.writeFile(inputs[i], rgbaToTga(j.image))));
+      // Small files synchronously: the promise API costs more main-thread time than the write.
+      await Promise.all(jobs.map((j, i) => (j.pixels <= SYNC_IO_PIXELS ? fs.writeFileSync(inputs[i], rgbaToTga(j.image)) : fsp.writeFile(inputs[i], rgbaToTga(j.image)))));
     } catch (e) {
       // Our own temp files could not be written: not the encoder's fault, not worth a retry.
       for (const j of jobs) j.reject(errors.ioFailed(dir ?? os.tmpdir(), 'write encoder input', e));
@@ -194,7 +199,8 @@ export class BasisuBatcher {
       const why = ok ? 'basisu exited with 0 but wrote no output for it' : describeChildFailure(this.exe, run, { timeoutMs, name: 'basisu' });
       await Promise.all(
         jobs.map(async (j, i) => {
-          const bytes = ok ? await fsp.readFile(path.join(dir!, `${i}.ktx2`)).catch(() => undefined) : undefined;
+          const file = path.join(dir!, `${i}.ktx2`);
+          const bytes = !ok ? undefined : j.pixels <= SYNC_IO_PIXELS ? readIfThere(file) : await fsp.readFile(file).catch(() => undefined);
           if (bytes) j.resolve(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
           else this.failed(group, j, why);
         }),
@@ -212,6 +218,45 @@ export class BasisuBatcher {
       return;
     }
     job.reject(errors.cookFailed(job.file, `${why} (retried once)`));
+  }
+}
+
+const TEMP_PREFIX = 'lumina-basisu-';
+let tempRoot: string | undefined;
+
+/**
+ * Where encoder inputs and outputs go: /dev/shm (tmpfs) when there is one, since creating a file
+ * there costs a twentieth of what it costs on ext4 (1,500 small TGAs: 36 ms against 612 ms of
+ * CPU here), else the OS temp folder. Folders of processes that are gone (a kill -9) are swept
+ * the first time, so they cannot pile up in memory.
+ */
+function encoderTempRoot(): string {
+  if (tempRoot !== undefined) return tempRoot;
+  tempRoot = os.tmpdir();
+  if (process.platform === 'linux') {
+    try {
+      fs.accessSync('/dev/shm', fs.constants.W_OK);
+      tempRoot = '/dev/shm';
+    } catch {
+      // no tmpfs here
+    }
+  }
+  try {
+    for (const name of fs.readdirSync(tempRoot)) {
+      const pid = name.startsWith(TEMP_PREFIX) ? Number(name.slice(TEMP_PREFIX.length).split('-')[0]) : NaN;
+      if (Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) fs.rmSync(path.join(tempRoot, name), { recursive: true, force: true });
+    }
+  } catch {
+    // a sweep that fails costs only space
+  }
+  return tempRoot;
+}
+
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return undefined;
   }
 }
 

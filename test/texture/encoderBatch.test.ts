@@ -139,3 +139,27 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
     });
   });
 });
+
+describe.skipIf(REAL === null || process.platform !== 'linux')('encoder temp folders', () => {
+  it('a temp folder a killed process left is swept by the next process that encodes', async () => {
+    const { spawnSync, spawn } = await import('node:child_process');
+    // A pid that is certainly gone: a process that has exited.
+    const gone = spawnSync('true').pid!;
+    const root = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
+    const stale = path.join(root, `lumina-basisu-${gone}-test`);
+    fs.mkdirSync(stale, { recursive: true });
+    fs.writeFileSync(path.join(stale, '0.tga'), 'left by a kill -9');
+    const { REPO, TSX_LOADER } = await import('../helpers/runCli.js');
+    const { pathToFileURL } = await import('node:url');
+    const script = path.join(tmp, 'encode-once.mjs');
+    fs.writeFileSync(
+      script,
+      `import { encodeTexture } from ${JSON.stringify(pathToFileURL(path.join(REPO, 'cook/texture/index.ts')).href)};
+await encodeTexture({ width: 4, height: 4, data: new Uint8Array(64).fill(200) }, { format: 'KTX2_ETC1S', srgb: true, normalMap: false, generateMips: false, file: 'T.lasset' });
+`,
+    );
+    const code = await new Promise<number | null>((resolve) => spawn(process.execPath, ['--import', TSX_LOADER, script], { stdio: 'ignore' }).on('close', resolve));
+    expect(code).toBe(0);
+    expect(fs.existsSync(stale)).toBe(false);
+  });
+});
