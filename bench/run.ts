@@ -17,7 +17,7 @@ const benches: Bench[] = [
   { name: 'cook', run: async (q) => (await import('./cookBench.js')).runCookBench(q ? { assets: 2_000 } : undefined) },
   { name: 'texture', run: async (q) => (await import('./textureBench.js')).runTextureBench(q ? { count: 1 } : undefined) },
   { name: 'pak', run: async (q) => (await import('./pakBench.js')).runPakBench(q ? { cookedMiB: 32, bigMiB: 32, reads: 50, engineMiB: 16 } : undefined) },
-  { name: 'watch', run: async (q) => (await import('./watchBench.js')).runWatchBench(q ? { assets: 1_000, edits: 10 } : undefined) },
+  { name: 'watch', run: async (q) => (await import('./watchBench.js')).runWatchBench(q ? { sizes: [500, 2_000], edits: 10 } : undefined) },
   { name: 'remote', run: async (q) => (await import('./remoteBench.js')).runRemoteBench(q ? { assets: 500 } : undefined) },
 ];
 
