@@ -108,7 +108,7 @@ export class IncrementalCook {
    * skipped when no asset came or went and every changed record kept its graph signature (path,
    * mount, flags, imports): then the same assets ship and only their content changed.
    */
-  private nextPlan(change: ChangedGuids | undefined): { next: Map<string, Shipped>; replanned: boolean } {
+  private nextPlan(change: ChangedGuids | undefined): { next: Map<string, Shipped>; replanned: boolean; edits?: Map<string, Shipped> } {
     const { registry } = this.cooker;
     const contentOnly =
       change !== undefined &&
@@ -119,12 +119,15 @@ export class IncrementalCook {
         return r !== undefined && this.signatures.get(g) === graphSignature(r);
       });
     if (!contentOnly) return { next: this.plan(), replanned: true };
-    const next = new Map(this.shipped);
+    // The same assets ship: only the edited ones can differ. Nothing here is proportional to the
+    // project (no copy of the 50k-entry map per save): `next` is the shipped map itself, updated
+    // in place once the edits have cooked.
+    const edits = new Map<string, Shipped>();
     for (const g of change.changed) {
       const r = registry.get(g)!;
-      if (next.has(r.virtualPath)) next.set(r.virtualPath, { guid: g, hash: r.hash });
+      if (this.shipped.has(r.virtualPath)) edits.set(r.virtualPath, { guid: g, hash: r.hash });
     }
-    return { next, replanned: false };
+    return { next: this.shipped, replanned: false, edits };
   }
 
   /**
@@ -136,9 +139,9 @@ export class IncrementalCook {
   async runBatch(change?: ChangedGuids): Promise<BatchCookResult> {
     const t0 = performance.now();
     const { registry } = this.cooker;
-    const { next, replanned } = this.nextPlan(change);
+    const { next, replanned, edits } = this.nextPlan(change);
     const todo: AssetRecord[] = [];
-    for (const [vp, s] of next) {
+    for (const [vp, s] of edits ?? next) {
       const was = this.shipped.get(vp);
       if (was && was.guid === s.guid && was.hash === s.hash) continue;
       const record = registry.get(s.guid);
@@ -146,7 +149,7 @@ export class IncrementalCook {
       todo.push(record);
     }
     let removed = 0;
-    for (const vp of this.shipped.keys()) {
+    for (const vp of replanned ? this.shipped.keys() : []) {
       if (!next.has(vp)) {
         this.devPak.tombstone(vp);
         removed++;
@@ -162,7 +165,9 @@ export class IncrementalCook {
         if (r.output && r.status !== 'failed') {
           this.devPak.put(record.virtualPath, { kind: record.kind === 'package' ? 'cooked' : 'file', file: r.output });
           cooked++;
-        } else {
+          const edit = edits?.get(record.virtualPath);
+          if (edit) next.set(record.virtualPath, edit);
+        } else if (!edits) {
           // Nothing new to ship: keep whatever the paks held, and retry the asset next batch.
           next.delete(record.virtualPath);
           const was = this.shipped.get(record.virtualPath);
