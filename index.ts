@@ -54,8 +54,8 @@ export { Daemon } from './watch/Daemon.js';
 export type { DaemonOptions } from './watch/Daemon.js';
 export { runWatch } from './watch/runWatch.js';
 export type { WatchArgs } from './watch/runWatch.js';
-export { daemonCook, daemonShutdown, daemonStatus, readDaemonInfo } from './watch/daemonClient.js';
-export type { DaemonInfo, DaemonStatus } from './watch/controlServer.js';
+export { daemonCook, daemonCookAndWait, daemonShutdown, daemonStatus, readDaemonInfo } from './watch/daemonClient.js';
+export type { DaemonInfo, DaemonStatus, LastCook } from './watch/controlServer.js';
 
 // Sample projects.
 export { generateProject } from './samples/index.js';

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { errors } from '../src/errors.js';
 import { CONFIG_FILE_NAME, DEFAULTS, MAIN_CHUNK } from './defaults.js';
-import { CONFIG_SHAPE, PLUGIN_SHAPE, type Shape } from './schema.js';
+import { CONFIG_SHAPE, PLUGIN_SHAPE, shown, type Shape } from './schema.js';
+import { jsonParseError } from './jsonParseError.js';
 
 export interface PluginConfig {
   name: string;
@@ -91,7 +92,7 @@ export function loadConfig(projectDir: string): LoadedConfig {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw errors.configParse(file, (e as Error).message);
+    throw jsonParseError(file, text, e as Error);
   }
   return normalizeConfig(raw, dir, file);
 }
@@ -108,7 +109,7 @@ export function normalizeConfig(raw: unknown, projectDir: string, file: string):
   const seen = new Set<string>();
   (r.plugins ?? []).forEach((p: unknown, i: number) => {
     const key = `plugins[${i}]`;
-    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw errors.configInvalid(file, key, 'must be an object');
+    if (typeof p !== 'object' || p === null || Array.isArray(p)) throw errors.configInvalid(file, key, `must be an object, not ${shown(p)}`);
     validate(p as Record<string, unknown>, PLUGIN_SHAPE, key, file, warnings);
     const pl = p as Record<string, any>;
     if (typeof pl.name !== 'string') throw errors.configInvalid(file, `${key}.name`, 'is required');
@@ -119,7 +120,7 @@ export function normalizeConfig(raw: unknown, projectDir: string, file: string):
     seen.add(pl.name);
     const roots: string[] = pl.cookRoots ?? [];
     roots.forEach((root, j) => {
-      if (!root.startsWith(`/${pl.name}/`)) throw errors.configInvalid(file, `${key}.cookRoots[${j}]`, `must be under /${pl.name}/`);
+      if (!root.startsWith(`/${pl.name}/`)) throw errors.configInvalid(file, `${key}.cookRoots[${j}]`, `must be under /${pl.name}/, not ${shown(root)}`);
     });
     const pdir = resolve(pl.path);
     plugins.push({
@@ -198,9 +199,10 @@ function validate(obj: Record<string, unknown>, shape: Shape, prefix: string, fi
     }
     if (typeof check === 'function') {
       const why = check(v, key);
-      if (why) throw Array.isArray(why) ? errors.configInvalid(file, why[0], why[1]) : errors.configInvalid(file, key, why);
+      // A nested item's check echoes its own value; the key's value is echoed here.
+      if (why) throw Array.isArray(why) ? errors.configInvalid(file, why[0], why[1]) : errors.configInvalid(file, key, `${why}, not ${shown(v)}`);
     } else {
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw errors.configInvalid(file, key, 'must be an object');
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw errors.configInvalid(file, key, `must be an object, not ${shown(v)}`);
       validate(v as Record<string, unknown>, check, key, file, warnings);
     }
   }

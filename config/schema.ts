@@ -8,6 +8,12 @@ export type Check = (value: unknown, key: string) => string | [string, string] |
 
 export type Shape = { [key: string]: Check | Shape };
 
+/** A bad value as its error echoes it: JSON, cut short so one line stays one line. */
+export function shown(v: unknown): string {
+  const text = v === undefined ? 'undefined' : JSON.stringify(v);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
 export const isString: Check = (v) => (typeof v === 'string' && v.length > 0 ? null : 'must be a non-empty string');
 export const isStringOrNull: Check = (v) => (v === null || (typeof v === 'string' && v.length > 0) ? null : 'must be a non-empty string or null');
 export const isBoolean: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
@@ -32,7 +38,7 @@ export const arrayOf =
     if (!Array.isArray(v)) return 'must be an array';
     for (let i = 0; i < v.length; i++) {
       const why = item(v[i], `${key}[${i}]`);
-      if (why) return Array.isArray(why) ? why : [`${key}[${i}]`, why];
+      if (why) return Array.isArray(why) ? why : [`${key}[${i}]`, `${why}, not ${shown(v[i])}`];
     }
     return null;
   };

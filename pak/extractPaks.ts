@@ -13,7 +13,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errors, isLuminaError } from '../src/errors.js';
 import { withAtomicFile } from '../src/util/atomicWrite.js';
-import { MountedPaks } from './MountedPaks.js';
+import { MountedPaks, type MountOptions } from './MountedPaks.js';
 
 export interface ExtractResult {
   files: number;
@@ -123,9 +123,9 @@ async function extractOne(m: MountedPaks, p: string, target: string): Promise<nu
  * anything) a path that escapes the folder, goes through a symlink, or collides with another
  * path; filesystem failures are IO_FAILED naming the file.
  */
-export async function extractPaks(paks: readonly string[], outDir: string): Promise<ExtractResult> {
+export async function extractPaks(paks: readonly string[], outDir: string, opts: MountOptions = {}): Promise<ExtractResult> {
   const root = path.resolve(outDir);
-  const m = await MountedPaks.mount(paks);
+  const m = await MountedPaks.mount(paks, opts);
   try {
     const list = await m.list();
     await prepareOutDir(root);
@@ -162,8 +162,8 @@ export async function extractPaks(paks: readonly string[], outDir: string): Prom
  * backpressure. The entry hash is checked after the last window: on a mismatch the bytes already
  * written stay written and the error says the entry is corrupt.
  */
-export async function catPath(paks: readonly string[], virtualPath: string, out: NodeJS.WritableStream): Promise<number> {
-  const m = await MountedPaks.mount(paks);
+export async function catPath(paks: readonly string[], virtualPath: string, out: NodeJS.WritableStream, opts: MountOptions = {}): Promise<number> {
+  const m = await MountedPaks.mount(paks, opts);
   try {
     let n = 0;
     for await (const chunk of m.chunks(virtualPath)) {

@@ -139,7 +139,8 @@ export const errors = {
       file,
       hint: 'pass --project <dir> pointing at a folder that holds lumina-cook.json',
     }),
-  configParse: (file: string, why: string) => make('CONFIG_PARSE', `not valid JSON: ${why}`, { file }),
+  configParse: (file: string, why: string, at?: { offset: number; line: number; column: number }) =>
+    make('CONFIG_PARSE', at ? `not valid JSON at line ${at.line}, column ${at.column}: ${why}` : `not valid JSON: ${why}`, { file, offset: at?.offset }),
   cookFailed: (file: string, why: string, cause?: unknown) => make('COOK_FAILED', why, { file }, cause),
   cookNoRoots: (file: string) =>
     make('COOK_NO_ROOTS', 'nothing to cook: no cook roots are declared and no asset is flagged Primary', {

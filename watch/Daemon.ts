@@ -71,6 +71,8 @@ interface Session {
   watcher: MountWatcher;
 }
 
+const RECENT_COOKS = 20;
+
 export class Daemon {
   readonly bus: ProgressBus;
   private readonly log: Logger;
@@ -86,6 +88,8 @@ export class Daemon {
   private lastCook: LastCook | null = null;
   /** Current errors for /status and the status page; cleared as their files are fixed. */
   private readonly errorBoard: ErrorBoard;
+  /** The last RECENT_COOKS cooks, oldest first, so a client waiting for its cook finds it after a batch. */
+  private recentCooks: LastCook[] = [];
   private consolidateTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<{ finished: boolean }> | undefined;
 
@@ -216,6 +220,12 @@ export class Daemon {
     return run;
   }
 
+  private noteCook(c: LastCook): void {
+    this.lastCook = c;
+    this.recentCooks.push(c);
+    if (this.recentCooks.length > RECENT_COOKS) this.recentCooks.shift();
+  }
+
   private noteProblem(p: { code: string; message: string; file?: string; hint?: string; severity?: 'error' | 'warning' }): void {
     const log = { code: p.code, message: p.message, file: p.file } as LuminaLog;
     if (p.hint) log.hint = p.hint;
@@ -250,7 +260,7 @@ export class Daemon {
       } finally {
         const ms = performance.now() - t0;
         this.batches++;
-        this.lastCook = { id, kind: 'batch', ok, startedAt, ms: Math.round(ms), summary };
+        this.noteCook({ id, kind: 'batch', ok, startedAt, ms: Math.round(ms), summary });
         this.errorBoard.settleBatch([...batch.changes.map((c) => c.file), ...batch.removedDirs]);
         this.bus.emit({ type: 'BATCH_END', batch: batch.seq, ms, ok, ...summary });
         this.state = 'idle';
@@ -330,7 +340,7 @@ export class Daemon {
       }
     } finally {
       if (this.fullCookPending === pending) this.fullCookPending = undefined;
-      this.lastCook = { id: pending.id, kind, ok, startedAt, ms: Math.round(performance.now() - t0), summary: summary && brief(summary) };
+      this.noteCook({ id: pending.id, kind, ok, startedAt, ms: Math.round(performance.now() - t0), summary: summary && brief(summary) });
       this.state = 'idle';
       this.armConsolidate();
     }
@@ -347,6 +357,7 @@ export class Daemon {
       queue: (s?.batcher.queued ?? 0) + (this.fullCookPending && !this.fullCookPending.started ? 1 : 0),
       batches: this.batches,
       lastCook: this.lastCook,
+      recentCooks: [...this.recentCooks],
       errors: this.errorBoard.list(),
       report: s !== undefined && fs.existsSync(reportFiles(s.config).html),
     };

@@ -71,6 +71,8 @@ export interface DaemonStatus {
   queue: number;
   batches: number;
   lastCook: LastCook | null;
+  /** The last cooks (full and batch), oldest first: `daemon cook --wait` finds its cook here. */
+  recentCooks?: LastCook[];
   /** Current errors, oldest first (bounded). */
   errors: Array<LuminaLog & { time?: string }>;
   /** Whether Saved/Reports/cook.html exists (GET /report serves it). */

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { errors } from '../src/errors.js';
-import { DAEMON_INFO_FILE, type DaemonInfo, type DaemonStatus } from './controlServer.js';
+import { DAEMON_INFO_FILE, type DaemonInfo, type DaemonStatus, type LastCook } from './controlServer.js';
 import { pidAlive } from '../src/util/pidAlive.js';
 
 /** Read and check daemon.json in `intermediatesDir`. */
@@ -60,4 +60,20 @@ export async function daemonShutdown(intermediatesDir: string): Promise<{ stoppi
 /** A fresh one-time login URL for the daemon's status page. */
 export async function daemonLoginUrl(intermediatesDir: string): Promise<{ url: string }> {
   return daemonRequest(readDaemonInfo(intermediatesDir), 'POST', '/login-url');
+}
+
+/**
+ * POST /cook, then wait until that cook is done and return its record (from the daemon's recent
+ * cooks, so a batch finishing right after it cannot hide it). Fails with DAEMON_UNAVAILABLE when
+ * the daemon goes away meanwhile.
+ */
+export async function daemonCookAndWait(intermediatesDir: string, opts: { pollMs?: number } = {}): Promise<{ id: string; joined: boolean; cook: LastCook }> {
+  const info = readDaemonInfo(intermediatesDir);
+  const started = await daemonRequest<{ id: string; joined: boolean }>(info, 'POST', '/cook');
+  for (;;) {
+    const s = await daemonRequest<DaemonStatus>(info, 'GET', '/status');
+    const cook = (s.recentCooks ?? (s.lastCook ? [s.lastCook] : [])).find((c) => c.id === started.id);
+    if (cook) return { ...started, cook };
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 100));
+  }
 }

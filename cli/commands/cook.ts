@@ -9,11 +9,10 @@ import type { Argv, CommandModule } from 'yargs';
 import { errors } from '../../src/errors.js';
 import { ProgressBar } from '../../src/log/progressBar.js';
 import { ProgressBus } from '../../src/log/events.js';
-import { createLogger, wantsJson } from '../../src/log/logger.js';
 import { patchOutput } from './pak.js';
 import { cookProject, type CookSummary } from '../../cook/cookProject.js';
 import { patchProject } from '../../cook/patchProject.js';
-import { formatBytes, printOutput } from '../commandOutput.js';
+import { cliLogger, formatBytes, outputSettings, printOutput } from '../commandOutput.js';
 import { loadConfig } from '../../config/index.js';
 import { remoteCacheUrlProblem } from '../../config/schema.js';
 import type { RemoteCacheSettings } from '../../cook/remote/RemoteCookCache.js';
@@ -75,10 +74,11 @@ export function formatSummary(s: CookSummary): string {
 
 /** Run a cook the way the CLI does: logger, progress bar, summary; sets the exit code. */
 export async function runCook(args: CookArgs): Promise<CookSummary> {
-  const json = wantsJson(args.json);
+  const { json, quiet } = outputSettings();
   const bus = new ProgressBus();
-  const bar = !json && process.stderr.isTTY ? new ProgressBar(process.stderr).attach(bus) : undefined;
-  const log = createLogger({ json, destination: bar?.logStream() });
+  // The bar is for a person at a terminal: never in JSON mode, under --quiet, or into a pipe.
+  const bar = !json && !args.json && !quiet && process.stderr.isTTY ? new ProgressBar(process.stderr).attach(bus) : undefined;
+  const log = cliLogger({ destination: bar?.logStream() });
   let summary: CookSummary;
   // Ctrl-C (or SIGTERM): finish the assets in flight, print the summary, exit 130. Each finished
   // asset is already in the cook cache journal, so a second Ctrl-C quits at once and loses nothing.
@@ -110,7 +110,7 @@ export async function runCook(args: CookArgs): Promise<CookSummary> {
     process.off('SIGTERM', onSignal);
     bar?.stop();
   }
-  process.stdout.write(args.json ? JSON.stringify(summary, null, 2) + '\n' : formatSummary(summary));
+  printOutput({ data: summary, text: formatSummary(summary), ok: summary.ok }, args.json);
   if (summary.interrupted) process.exitCode = 130;
   else if (!summary.ok) process.exitCode = 1;
   return summary;
@@ -129,7 +129,6 @@ export const cookCommand: CommandModule<object, CookArgs> = {
   describe: 'cook the project and write one pak per chunk into Saved/Paks',
   builder: (y) =>
     withProject(y)
-      .option('json', { type: 'boolean', describe: 'JSON logs on stderr and the summary as JSON on stdout', default: false })
       .option('release', { type: 'string', describe: 'also write Saved/Releases/<NAME>/ (paks + release.json) for later patches' })
       .option('remote-cache', { type: 'string', describe: 'a Bazel HTTP remote cache URL (bazel-remote, nginx WebDAV); overrides remoteCache.url' })
       .option('remote-cache-read', { type: 'boolean', describe: 'look cooks up in the remote cache (--no-remote-cache-read: do not)' })
@@ -158,7 +157,6 @@ export const patchCommand: CommandModule<object, PatchArgs> = {
   describe: 'cook the current content and write a patch pak against a release',
   builder: (y) =>
     withProject(y)
-      .option('json', { type: 'boolean', describe: 'print JSON', default: false })
       .option('base', { type: 'string', demandOption: true, describe: 'release folder, its release.json, or a release name (relative to the project)' })
       .option('out', { type: 'string', demandOption: true, describe: 'patch pak to write' })
       .option('mount-point', { type: 'string', default: '/' }) as unknown as Argv<PatchArgs>,
@@ -169,7 +167,7 @@ export const patchCommand: CommandModule<object, PatchArgs> = {
       out: path.resolve(a.out),
       mountPoint: a.mountPoint,
       ci: a.ci,
-      log: createLogger({ json: wantsJson(a.json) }),
+      log: cliLogger(),
     });
     if (!r.ok || !r.patch || !r.base) {
       process.exitCode = 1;

@@ -35,6 +35,7 @@ export interface ExportView {
   /** The native tail, when not empty. */
   native?: { bytes: Uint8Array; schema: boolean; fields?: Property[]; error?: LuminaLog };
 }
+import { cliLogger, printOutput } from '../commandOutput.js';
 
 export interface InspectResult {
   pkg: LoadedPackage;
@@ -235,13 +236,15 @@ export const inspectCommand: CommandModule<object, { file: string; json: boolean
   builder: (y) =>
     y
       .positional('file', { type: 'string', demandOption: true, describe: 'a .lasset file, source or cooked (LCKD)' })
-      .option('json', { type: 'boolean', default: false, describe: 'print JSON' })
       .option('schemas', { type: 'string', describe: "the class schemas folder (default: the enclosing project's)" }) as never,
   handler: async (argv) => {
     const result = await inspectPackage(argv.file, { schemasDir: argv.schemas === undefined ? undefined : path.resolve(argv.schemas) });
-    process.stdout.write(argv.json ? `${JSON.stringify(inspectToJson(result), jsonReplacer, 2)}\n` : `${formatInspect(result)}\n`);
+    const failed = inspectFailed(result);
+    // jsonReplacer turns bytes and 64-bit values into JSON first; then the one result shape.
+    printOutput({ data: argv.json ? JSON.parse(JSON.stringify(inspectToJson(result), jsonReplacer)) : null, text: `${formatInspect(result)}\n`, ok: !failed }, argv.json);
     // What did not decode is also said on stderr, so a script sees it without parsing the listing.
-    for (const p of result.problems) if (p.severity === 'error') process.stderr.write(`error [${p.code}] ${p.message}\n`);
-    if (inspectFailed(result)) process.exitCode = 1;
+    const log = cliLogger();
+    for (const p of result.problems) if (p.severity === 'error') log.error({ code: p.code }, p.message);
+    if (failed) process.exitCode = 1;
   },
 };

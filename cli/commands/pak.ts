@@ -10,7 +10,7 @@ import { errors, isLuminaError, type LuminaLog } from '../../src/errors.js';
 import { writeFileAtomic } from '../../src/util/atomicWrite.js';
 import { hashHex } from '../../src/util/hash.js';
 import { PakReader } from '../../pak/PakReader.js';
-import { MountedPaks } from '../../pak/MountedPaks.js';
+import { MountedPaks, type MountOptions } from '../../pak/MountedPaks.js';
 import { diffPaks, type PakDiff } from '../../pak/diffPaks.js';
 import { buildPatchPak, type PatchSummary } from '../../pak/buildPatch.js';
 import { collectSources } from '../../pak/collectSources.js';
@@ -60,6 +60,38 @@ export async function pakLs(paks: readonly string[]): Promise<CommandOutput<LsPa
   return { data, text: lines.join('\n') + '\n' };
 }
 
+export interface ResolvedPath {
+  path: string;
+  /** "overlay", or the pak file that serves the path. */
+  source: string;
+  rawSize: number;
+  method?: string;
+  xxh64?: string;
+}
+
+/** The merged view of paks under a loose-file overlay: every live path and where it resolves. */
+export async function pakLsResolved(paks: readonly string[], overlayDir: string): Promise<CommandOutput<{ overlay: string; paths: ResolvedPath[] }>> {
+  const m = await MountedPaks.mount(paks, { overlayDir });
+  try {
+    const paths: ResolvedPath[] = [];
+    for (const p of await m.list()) {
+      const r = await m.resolve(p);
+      if (!r) continue;
+      paths.push(
+        r.source === 'overlay'
+          ? { path: p, source: 'overlay', rawSize: r.rawSize }
+          : { path: p, source: r.pak.file, rawSize: r.rawSize, method: METHOD_NAMES[r.entry.method], xxh64: hashHex(r.entry.xxh64) },
+      );
+    }
+    const overlay = m.overlayDir!;
+    const lines = [`# ${paths.length} paths through the overlay ${overlay} and ${paks.length} pak${paks.length === 1 ? '' : 's'}`];
+    for (const e of paths) lines.push(`${(e.method ?? 'loose').padEnd(9)} ${String(e.rawSize).padStart(12)} ${e.path}  (${e.source})`);
+    return { data: { overlay, paths }, text: lines.join('\n') + '\n' };
+  } finally {
+    await m.close();
+  }
+}
+
 /** The raw bytes of a virtual path (mount point applied) as the given paks resolve it, whole (see catPath to stream). */
 export async function pakCat(paks: readonly string[], virtualPath: string): Promise<Uint8Array> {
   const m = await MountedPaks.mount(paks);
@@ -74,8 +106,8 @@ export async function pakCat(paks: readonly string[], virtualPath: string): Prom
  * Write every live path of the mounted paks under `outDir` (atomically, one file at a time,
  * streamed in bounded memory); see extractPaks for what is refused before anything is written.
  */
-export async function pakExtract(paks: readonly string[], outDir: string): Promise<CommandOutput<ExtractResult>> {
-  const r = await extractPaks(paks, outDir);
+export async function pakExtract(paks: readonly string[], outDir: string, opts: MountOptions = {}): Promise<CommandOutput<ExtractResult>> {
+  const r = await extractPaks(paks, outDir, opts);
   return { data: r, text: `extracted ${r.files} files (${r.bytes} bytes) to ${r.out}\n` };
 }
 
@@ -143,49 +175,65 @@ interface JsonArg {
   json?: boolean;
 }
 
-const withJson = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', describe: 'print JSON', default: false });
 
-const lsCommand: CommandModule<object, JsonArg & { paks: string[] }> = {
+/** `--overlay DIR`: a loose-file folder that wins over every pak, as at run time (MountedPaks). */
+const withOverlay = <T>(y: Argv<T>) =>
+  y.option('overlay', { type: 'string', describe: 'loose-file folder that wins over the paks (/Game/X.lasset is DIR/Game/X.lasset)' });
+
+/** The overlay folder, checked: a typo must not silently mean "no loose files". */
+async function overlayDir(dir: string | undefined): Promise<MountOptions> {
+  if (dir === undefined) return {};
+  const st = await fsp.stat(dir).catch(() => undefined);
+  if (!st?.isDirectory()) throw errors.usage(`--overlay ${dir} is not a folder`);
+  return { overlayDir: dir };
+}
+
+type OverlayArg = { overlay?: string };
+
+const lsCommand: CommandModule<object, JsonArg & OverlayArg & { paks: string[] }> = {
   command: 'ls <paks..>',
-  describe: 'list the entries of each pak',
-  builder: (y) => withJson(y).positional('paks', { type: 'string', array: true, demandOption: true }) as unknown as Argv<JsonArg & { paks: string[] }>,
-  handler: async (a) => printOutput(await pakLs(a.paks), a.json),
-};
-
-const catCommand: CommandModule<object, { pak: string; path: string; with?: string[] }> = {
-  command: 'cat <pak> <path>',
-  describe: 'write the raw bytes of a virtual path to stdout',
-  builder: (y) =>
-    y
-      .positional('pak', { type: 'string', demandOption: true })
-      .positional('path', { type: 'string', demandOption: true, describe: 'virtual path, e.g. /Game/Maps/Main.lasset' })
-      .option('with', { type: 'string', array: true, describe: 'more paks to mount with it (patches, chunks)' }) as unknown as Argv<{
-      pak: string;
-      path: string;
-      with?: string[];
-    }>,
+  describe: 'list the entries of each pak (with --overlay: every path as the paks and the folder resolve it)',
+  builder: (y) => withOverlay(y).positional('paks', { type: 'string', array: true, demandOption: true }) as unknown as Argv<JsonArg & OverlayArg & { paks: string[] }>,
   handler: async (a) => {
-    await catPath([a.pak, ...(a.with ?? [])], a.path, process.stdout);
+    const { overlayDir: dir } = await overlayDir(a.overlay);
+    if (dir !== undefined) return printOutput(await pakLsResolved(a.paks, dir), a.json);
+    const r = await pakLs(a.paks);
+    printOutput({ data: { paks: r.data }, text: r.text }, a.json);
   },
 };
 
-const extractCommand: CommandModule<object, JsonArg & { paks: string[]; out: string }> = {
-  command: 'extract <paks..>',
-  describe: 'write every path the paks resolve to files under --out',
+const catCommand: CommandModule<object, OverlayArg & { pak: string; path: string; with?: string[] }> = {
+  command: 'cat <pak> <path>',
+  describe: 'write the raw bytes of a virtual path to stdout',
   builder: (y) =>
-    withJson(y)
+    withOverlay(y)
+      .positional('pak', { type: 'string', demandOption: true })
+      .positional('path', { type: 'string', demandOption: true, describe: 'virtual path, e.g. /Game/Maps/Main.lasset' })
+      .option('with', { type: 'string', array: true, describe: 'more paks to mount with it (patches, chunks)' }) as unknown as Argv<
+      OverlayArg & { pak: string; path: string; with?: string[] }
+    >,
+  handler: async (a) => {
+    await catPath([a.pak, ...(a.with ?? [])], a.path, process.stdout, await overlayDir(a.overlay));
+  },
+};
+
+const extractCommand: CommandModule<object, JsonArg & OverlayArg & { paks: string[]; out: string }> = {
+  command: 'extract <paks..>',
+  describe: 'write every path the paks (and --overlay) resolve to files under --out',
+  builder: (y) =>
+    withOverlay(y)
       .positional('paks', { type: 'string', array: true, demandOption: true })
-      .option('out', { type: 'string', demandOption: true, describe: 'output folder' }) as unknown as Argv<JsonArg & { paks: string[]; out: string }>,
-  handler: async (a) => printOutput(await pakExtract(a.paks, a.out), a.json),
+      .option('out', { type: 'string', demandOption: true, describe: 'output folder' }) as unknown as Argv<JsonArg & OverlayArg & { paks: string[]; out: string }>,
+  handler: async (a) => printOutput(await pakExtract(a.paks, a.out, await overlayDir(a.overlay)), a.json),
 };
 
 const verifyCommand: CommandModule<object, JsonArg & { paks: string[] }> = {
   command: 'verify <paks..>',
   describe: 'check every hash; fails with the first bad entry',
-  builder: (y) => withJson(y).positional('paks', { type: 'string', array: true, demandOption: true }) as unknown as Argv<JsonArg & { paks: string[] }>,
+  builder: (y) => y.positional('paks', { type: 'string', array: true, demandOption: true }) as unknown as Argv<JsonArg & { paks: string[] }>,
   handler: async (a) => {
     const r = await pakVerify(a.paks);
-    if (a.json || r.data.ok) printOutput(r, a.json);
+    if (a.json || r.data.ok) printOutput({ ...r, ok: r.data.ok }, a.json);
     else process.stdout.write(r.text.split('\n').filter((l) => l.startsWith('ok ')).map((l) => l + '\n').join(''));
     if (!r.data.ok) {
       // With --json the report is the output; without it the CLI entry prints the first error.
@@ -199,7 +247,7 @@ const diffCommand: CommandModule<object, JsonArg & { a?: string; b?: string; bas
   command: 'diff [a] [b]',
   describe: 'paths added, changed and removed from pak a to pak b (or from the --base set to the --target set)',
   builder: (y) =>
-    withJson(y)
+    y
       .positional('a', { type: 'string' })
       .positional('b', { type: 'string' })
       .option('base', { type: 'string', array: true, describe: 'paks of the old set' })
@@ -236,7 +284,7 @@ export function makePatchCommand(cook?: (argv: PatchArgs) => Promise<string>): C
     command: 'patch',
     describe: 'cook the current content and write a patch pak against a release',
     builder: (y) =>
-      withJson(y)
+      y
         .option('base', { type: 'string', demandOption: true, describe: 'release folder or its release.json' })
         .option('out', { type: 'string', demandOption: true, describe: 'patch pak to write' })
         .option('cooked', { type: 'string', describe: 'cooked folder to pack (default Saved/Cooked)' })

@@ -164,7 +164,6 @@ interface CommonArgs {
 const common = <T>(y: Argv<T>) =>
   y
     .option('project', { type: 'string', default: '.', describe: 'project folder (holds lumina-cook.json)' })
-    .option('json', { type: 'boolean', default: false, describe: 'print JSON' })
     .option('ci', { type: 'boolean', default: false, describe: 'CI mode: never mint .lmeta sidecars; scan fails on problems' });
 
 
@@ -176,7 +175,7 @@ const scanCmd: CommandModule<object, CommonArgs> = {
   builder: (y) => common(y) as unknown as Argv<CommonArgs>,
   handler: async (a) => {
     const out = await registryScan({ project: a.project, ci: a.ci });
-    printOutput(out, a.json);
+    printOutput({ ...out, ok: !out.firstError }, a.json);
     if (out.firstError) throw out.firstError;
   },
 };
@@ -185,7 +184,10 @@ const listCmd: CommandModule<object, CommonArgs> = {
   command: 'list',
   describe: 'one line per asset: GUID, class, package path',
   builder: (y) => common(y) as unknown as Argv<CommonArgs>,
-  handler: async (a) => printOutput(await registryList({ project: a.project, ci: a.ci }), a.json),
+  handler: async (a) => {
+    const r = await registryList({ project: a.project, ci: a.ci });
+    printOutput({ data: { assets: r.data }, text: r.text }, a.json);
+  },
 };
 
 type AssetArgs = CommonArgs & { asset: string };

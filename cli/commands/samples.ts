@@ -79,8 +79,7 @@ const generateCommand: CommandModule<object, GenerateArgv> = {
       .option('seed', { type: 'number', default: 1, describe: 'PRNG seed: the same seed writes the same bytes' })
       .option('texture-size', { type: 'number', default: 16, describe: 'side of each texture source PNG in pixels' })
       .option('texture-encoder', { type: 'string', choices: ['basis', 'rgba8'], describe: 'write textures.encoder into lumina-cook.json' })
-      .option('force', { type: 'boolean', default: false, describe: 'write into a non-empty folder' })
-      .option('json', { type: 'boolean', default: false, describe: 'print JSON' }) as unknown as Argv<GenerateArgv>,
+      .option('force', { type: 'boolean', default: false, describe: 'write into a non-empty folder' }) as unknown as Argv<GenerateArgv>,
   handler: async (a) => {
     const r = await runSamplesGenerate(a);
     printOutput(r, a.json);

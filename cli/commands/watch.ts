@@ -8,14 +8,12 @@ import type { Argv, CommandModule } from 'yargs';
 import { loadConfig } from '../../config/index.js';
 import { errors, formatLog } from '../../src/errors.js';
 import { runWatch, type WatchArgs } from '../../watch/runWatch.js';
-import { daemonCook, daemonLoginUrl, daemonShutdown, daemonStatus } from '../../watch/daemonClient.js';
+import { daemonCook, daemonCookAndWait, daemonLoginUrl, daemonShutdown, daemonStatus } from '../../watch/daemonClient.js';
+import { cliLogger, jsonLine } from '../commandOutput.js';
 
 export type { WatchArgs } from '../../watch/runWatch.js';
 
-const withProject = <T>(y: Argv<T>) =>
-  y
-    .option('project', { type: 'string', describe: 'project folder (holding lumina-cook.json)', default: '.' })
-    .option('json', { type: 'boolean', describe: 'one JSON object a line' });
+const withProject = <T>(y: Argv<T>) => y.option('project', { type: 'string', describe: 'project folder (holding lumina-cook.json)', default: '.' });
 
 export const watchCommand: CommandModule<object, WatchArgs> = {
   command: 'watch',
@@ -26,8 +24,9 @@ export const watchCommand: CommandModule<object, WatchArgs> = {
       .option('debounce', { type: 'number', describe: 'quiet time in ms that closes a batch (default: watch.debounceMs)' }) as unknown as Argv<WatchArgs>,
   handler: async (a) => {
     process.exitCode = await runWatch(a, {
+      log: cliLogger(),
       // The one-time login link for the status page (spent on first use; `daemon url` mints another).
-      onStarted: (d) => process.stdout.write(a.json ? `${JSON.stringify({ statusPage: d.loginUrl() })}\n` : `status page: ${d.loginUrl()}\n`),
+      onStarted: (d) => process.stdout.write(a.json ? jsonLine({ statusPage: d.loginUrl() }) : `status page: ${d.loginUrl()}\n`),
     });
   },
 };
@@ -36,16 +35,27 @@ interface DaemonArgs {
   action: 'status' | 'cook' | 'stop' | 'url';
   project?: string;
   json?: boolean;
+  /** `daemon cook --wait`: wait for the cook to finish and print its result. */
+  wait?: boolean;
 }
 
-/** `daemon status|cook|stop`: the client side. Prints JSON with --json, a short summary otherwise. */
+/** `daemon status|cook|stop`: the client side. Prints one JSON line with --json, a short summary otherwise. */
 export async function runDaemonClient(a: DaemonArgs, out: NodeJS.WritableStream = process.stdout): Promise<unknown> {
   const { config } = loadConfig(path.resolve(a.project ?? '.'));
   const dir = config.intermediatesDir;
+  if (a.wait && a.action !== 'cook') throw errors.usage(`--wait goes with "daemon cook", not "daemon ${a.action}"`);
   const result =
-    a.action === 'status' ? await daemonStatus(dir) : a.action === 'cook' ? await daemonCook(dir) : a.action === 'url' ? await daemonLoginUrl(dir) : await daemonShutdown(dir);
+    a.action === 'status'
+      ? await daemonStatus(dir)
+      : a.action === 'cook'
+        ? await (a.wait ? daemonCookAndWait(dir) : daemonCook(dir))
+        : a.action === 'url'
+          ? await daemonLoginUrl(dir)
+          : await daemonShutdown(dir);
+  const waited = a.wait ? (result as Awaited<ReturnType<typeof daemonCookAndWait>>).cook : undefined;
+  if (waited && !waited.ok) process.exitCode = 1;
   if (a.json) {
-    out.write(`${JSON.stringify(result)}\n`);
+    out.write(jsonLine(result, waited ? waited.ok : true));
   } else if (a.action === 'status') {
     const s = result as Awaited<ReturnType<typeof daemonStatus>>;
     out.write(`${s.state}, pid ${s.pid}, ${s.queue} queued, ${s.batches} batches\n`);
@@ -55,6 +65,7 @@ export async function runDaemonClient(a: DaemonArgs, out: NodeJS.WritableStream 
   } else if (a.action === 'cook') {
     const c = result as { id: string; joined: boolean };
     out.write(`${c.joined ? 'joined' : 'started'} ${c.id}\n`);
+    if (waited) out.write(`${waited.id} ${waited.ok ? 'finished' : 'FAILED'} in ${waited.ms} ms${cookBrief(waited.summary)}\n`);
   } else if (a.action === 'url') {
     out.write(`${(result as { url: string }).url}\n`);
   } else {
@@ -63,11 +74,19 @@ export async function runDaemonClient(a: DaemonArgs, out: NodeJS.WritableStream 
   return result;
 }
 
+/** ": 23 assets (2 cooked, 21 cached, 0 failed)" from a cook's brief summary, when it has one. */
+function cookBrief(summary: unknown): string {
+  const s = summary as { assets?: number; cooked?: number; cached?: number; failed?: number } | undefined;
+  return s && typeof s.assets === 'number' ? `: ${s.assets} assets (${s.cooked} cooked, ${s.cached} cached, ${s.failed} failed)` : '';
+}
+
 export const daemonCommand: CommandModule<object, DaemonArgs> = {
   command: 'daemon <action>',
-  describe: 'talk to a running watch daemon: status, cook, stop, url (a one-time status page login)',
+  describe: 'talk to a running watch daemon: status, cook [--wait], stop, url (a one-time status page login)',
   builder: (y) =>
-    withProject(y).positional('action', { choices: ['status', 'cook', 'stop', 'url'] as const, demandOption: true }) as unknown as Argv<DaemonArgs>,
+    withProject(y)
+      .positional('action', { choices: ['status', 'cook', 'stop', 'url'] as const, demandOption: true })
+      .option('wait', { type: 'boolean', default: false, describe: 'with cook: wait until the cook is done, print its result, exit 1 if it failed' }) as unknown as Argv<DaemonArgs>,
   handler: async (a) => {
     if (!['status', 'cook', 'stop', 'url'].includes(a.action)) throw errors.usage(`unknown daemon action "${a.action}"`, 'use status, cook, stop or url');
     await runDaemonClient(a);

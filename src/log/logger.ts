@@ -4,6 +4,7 @@
  */
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { errors } from '../errors.js';
 
 export type { Logger } from 'pino';
 
@@ -20,16 +21,37 @@ export function wantsJson(json?: boolean): boolean {
   return Boolean(process.env.CI) || !process.stderr.isTTY;
 }
 
-export function createLogger(opts: LoggerOptions = {}): Logger {
+const LEVELS: readonly pino.LevelWithSilent[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * The level LUMINA_LOG_LEVEL asks for (case-insensitive), else `debug` when LUMINA_DEBUG is set,
+ * else `info`. A value that is not a level is a usage error naming it, not a crash inside pino.
+ */
+export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): pino.LevelWithSilent {
+  const raw = env.LUMINA_LOG_LEVEL;
+  if (raw !== undefined && raw !== '') {
+    const level = raw.trim().toLowerCase() as pino.LevelWithSilent;
+    if (!LEVELS.includes(level)) throw errors.usage(`LUMINA_LOG_LEVEL is ${JSON.stringify(raw)}, which is not a log level`, `use one of ${LEVELS.join(', ')}`);
+    return level;
+  }
   // LUMINA_DEBUG turns on debug lines (for its namespaces only; see createDebugger).
-  const level = opts.level ?? (process.env.LUMINA_LOG_LEVEL as pino.LevelWithSilent | undefined) ?? (process.env.LUMINA_DEBUG ? 'debug' : 'info');
+  return env.LUMINA_DEBUG ? 'debug' : 'info';
+}
+
+/** NO_COLOR (https://no-color.org): set and not empty means no colour, even on a terminal. */
+export function colorAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !env.NO_COLOR;
+}
+
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  const level = opts.level ?? logLevelFromEnv();
   const dest = opts.destination ?? process.stderr;
   if (wantsJson(opts.json)) {
     return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, dest as pino.DestinationStream);
   }
   const stream = pretty({
     destination: dest as NodeJS.WritableStream & { fd?: number },
-    colorize: (dest as { isTTY?: boolean }).isTTY ?? false,
+    colorize: ((dest as { isTTY?: boolean }).isTTY ?? false) && colorAllowed(),
     ignore: 'pid,hostname',
     translateTime: 'HH:MM:ss.l',
     sync: true,

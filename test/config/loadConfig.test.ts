@@ -69,7 +69,7 @@ describe('loadConfig', () => {
     const e = loadError();
     expect({ code: e.code, message: e.message, field: e.field }).toEqual({
       code: 'CONFIG_INVALID',
-      message: '"cook.soft" must be one of "include", "exclude"',
+      message: '"cook.soft" must be one of "include", "exclude", not "sometimes"',
       field: 'cook.soft',
     });
   });
@@ -90,11 +90,11 @@ describe('loadConfig', () => {
   it('names the key inside a plugin entry', async () => {
     await writeConfig({ plugins: [{ name: 'Foliage', path: 'P', cookRoots: ['/Game/Maps/Wrong'] }] });
     const e = loadError();
-    expect({ code: e.code, message: e.message }).toEqual({ code: 'CONFIG_INVALID', message: '"plugins[0].cookRoots[0]" must be under /Foliage/' });
+    expect({ code: e.code, message: e.message }).toEqual({ code: 'CONFIG_INVALID', message: '"plugins[0].cookRoots[0]" must be under /Foliage/, not "/Game/Maps/Wrong"' });
     await writeConfig({ cookRoots: ['Maps/Main'] });
-    expect(loadError().message).toBe('"cookRoots[0]" must be a virtual path like "/Game/Maps/Main"');
+    expect(loadError().message).toBe('"cookRoots[0]" must be a virtual path like "/Game/Maps/Main", not "Maps/Main"');
     await writeConfig({ watch: { debounceMs: -1 } });
-    expect(loadError().message).toBe('"watch.debounceMs" must be a whole number from 0 to 10000');
+    expect(loadError().message).toBe('"watch.debounceMs" must be a whole number from 0 to 10000, not -1');
   });
 
   it('refuses two plugins with one name', async () => {
@@ -109,6 +109,26 @@ describe('loadConfig', () => {
     await writeConfig('{ "cookRoots": [ }');
     const broken = loadError();
     expect(broken.code).toBe('CONFIG_PARSE');
-    expect(broken.message).toMatch(/^not valid JSON: /);
+    expect(broken.message).toBe('not valid JSON at line 1, column 18: a value is expected, found "}"');
+    expect(broken.offset).toBe(17);
+  });
+
+  it('gives the line and column of a syntax error, also where JSON.parse gives no position', async () => {
+    // JSON.parse reports "Unexpected token ..., is not valid JSON" here, with no position.
+    await writeConfig('{\n  "name": "X",\n  "cook": { "soft": tru }\n}\n');
+    expect(loadError().message).toBe('not valid JSON at line 3, column 21: unexpected characters, found "tru"');
+    await writeConfig('{\n  "cookRoots": ["/Game/Maps/Main",]\n}');
+    expect(loadError().message).toBe('not valid JSON at line 2, column 35: a value is expected, found "]"');
+    await writeConfig('{ "name": "X" ');
+    expect(loadError().message).toBe('not valid JSON at line 1, column 15: a "}" is expected, found the end of the file');
+  });
+
+  it('echoes the bad value, cut short when long', async () => {
+    await writeConfig({ cook: { compressionLevel: '9' } });
+    expect(loadError().message).toBe('"cook.compressionLevel" must be a whole number from 0 to 9, not "9"');
+    await writeConfig({ textures: { encoder: 'x'.repeat(100) } });
+    expect(loadError().message).toBe(`"textures.encoder" must be one of "basis", "rgba8", not "${'x'.repeat(56)}...`);
+    await writeConfig({ paks: [] });
+    expect(loadError().message).toBe('"paks" must be an object, not []');
   });
 });

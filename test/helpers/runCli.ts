@@ -18,7 +18,8 @@ export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', TSX_LOADER, path.join(REPO, 'cli/main.ts'), ...args], {
       cwd: opts.cwd ?? REPO,
-      env: { ...process.env, NO_COLOR: '1', ...opts.env },
+      // CI would switch every command to JSON lines: tests that want that set it themselves.
+      env: { ...process.env, NO_COLOR: '1', CI: '', ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

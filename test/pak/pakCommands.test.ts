@@ -115,12 +115,14 @@ describe('pak commands', () => {
       if (typeof done === 'function') done();
       return true;
     }) as typeof process.stdout.write);
-    const run = (args: string[]) => yargs(args).command(pakCommand).command(patchCommand).strict().fail(false).exitProcess(false).parseAsync();
+    // --json is a global option of the CLI (cli/main.ts); declared here the same way.
+    const run = (args: string[]) =>
+      yargs(args).option('json', { type: 'boolean', global: true }).command(pakCommand).command(patchCommand).strict().fail(false).exitProcess(false).parseAsync();
     await run(['pak', 'ls', v1, '--json']);
-    expect(JSON.parse(out.join(''))[0].entries.length).toBe(3);
+    expect(JSON.parse(out.join('')).paks[0].entries.length).toBe(3);
     out.length = 0;
     await run(['pak', 'diff', '--base', v1, '--target', v1, v2, '--json']);
-    expect(JSON.parse(out.join(''))).toEqual({ added: ['/Game/D.rml'], changed: ['/Game/B.rml'], removed: [] });
+    expect(JSON.parse(out.join(''))).toEqual({ ok: true, added: ['/Game/D.rml'], changed: ['/Game/B.rml'], removed: [] });
     out.length = 0;
     await run(['pak', 'cat', v1, '/Game/B.rml']);
     expect(out.join('')).toBe('b1');
@@ -140,7 +142,7 @@ describe('pak commands', () => {
     await fsp.writeFile(path.join(cooked, 'Game', 'B.rml'), 'b3');
     out.length = 0;
     await run(['patch', '--base', rel, '--out', path.join(dir, 'p.pak'), '--cooked', cooked, '--json']);
-    expect(JSON.parse(out.join(''))).toMatchObject({ changed: ['/Game/B.rml'], removed: ['/Game/A.lasset', '/Game/Sub/C.luau'], priority: 1 });
+    expect(JSON.parse(out.join(''))).toMatchObject({ ok: true, changed: ['/Game/B.rml'], removed: ['/Game/A.lasset', '/Game/Sub/C.luau'], priority: 1 });
     // One base pak: the patch carries exactly that pak's TOC hash (FORMAT.md).
     expect(JSON.parse(out.join('')).baseTocHash).toBe((await describePakFile(path.join(rel, 'v1.pak'))).tocHash);
     vi.restoreAllMocks();
