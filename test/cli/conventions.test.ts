@@ -77,19 +77,19 @@ describe('a reader that goes away (EPIPE)', () => {
     const r = await runAndCloseEarly(['pak', 'ls', bigPak], { lines: 2 });
     expect(r.got.split('\n').length).toBeGreaterThan(2);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
-  });
+  }, 180_000);
 
   it('`pak cat` of an 8 MiB entry into a reader that closes after the first bytes ends quietly with status 0', async () => {
     const r = await runAndCloseEarly(['pak', 'cat', bigPak, '/Game/Big.bin'], { bytes: 1 });
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
-  });
+  }, 180_000);
 
   it('`lumina-cook pak ls big.pak | head -2` in a shell: two lines, status 0, nothing on stderr', async () => {
     const cmd = `${CLI.map((a) => `'${a}'`).join(' ')} pak ls '${bigPak}' | head -2; echo "status=\${PIPESTATUS[0]}" >&2`;
     const r = await run('bash', ['-c', cmd], { env: { ...process.env, CI: '' }, maxBuffer: 1 << 20 });
     expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(2);
     expect(r.stderr).toBe('status=0\n');
-  });
+  }, 180_000);
 });
 
 describe('CI set: JSON lines on stdout and stderr', () => {
@@ -115,14 +115,14 @@ describe('CI set: JSON lines on stdout and stderr', () => {
     for (const line of parseLines(r.stderr)) expect(line).toMatchObject({ level: expect.any(Number), time: expect.any(String), msg: expect.any(String) });
     if (code !== 0) expect(out[0].error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
     for (const ms of msValues(out[0])) expect(Number.isInteger(ms)).toBe(true);
-  });
+  }, 180_000);
 
   it('CI=false or CI=0 is not CI', async () => {
     for (const ci of ['false', '0']) {
       const r = await runCli(['pak', 'ls', path.join(project, 'Saved/Paks/Main.pak')], { env: { CI: ci } });
       expect(r.stdout.startsWith('# ')).toBe(true);
     }
-  });
+  }, 180_000);
 });
 
 describe('one JSON shape with --json', () => {
@@ -143,7 +143,7 @@ describe('one JSON shape with --json', () => {
     }
     // The registry scan measures fractions of a millisecond; the JSON carries a whole number.
     expect(msValues(JSON.parse(results[1].stdout)).length).toBeGreaterThan(0);
-  });
+  }, 180_000);
 
   it('a pak that fails verify prints { ok: false } and exits 1', async () => {
     const bad = path.join(dir, 'bad.pak');
@@ -153,7 +153,7 @@ describe('one JSON shape with --json', () => {
     const r = await runCli(['pak', 'verify', bad, '--json']);
     expect(r.code).toBe(1);
     expect(parseLines(r.stdout)).toEqual([expect.objectContaining({ ok: false })]);
-  });
+  }, 180_000);
 });
 
 describe('--quiet, --verbose, LUMINA_LOG_LEVEL', () => {
@@ -168,12 +168,12 @@ describe('--quiet, --verbose, LUMINA_LOG_LEVEL', () => {
     await fs.rm(path.join(project, 'Intermediates'), { recursive: true, force: true });
     const verbose = await runCli(['cook', '--project', project, '--verbose', '--json']);
     expect(parseLines(verbose.stderr).some((l) => l.level === 20)).toBe(true);
-  });
+  }, 180_000);
 
   it('--quiet and --verbose together are a usage error', async () => {
     const r = await runCli(['cook', '--project', project, '--quiet', '--verbose']);
     expect(r.code).toBe(2);
-  });
+  }, 180_000);
 
   it('a bad LUMINA_LOG_LEVEL is a usage error naming the value, with no stack', async () => {
     const r = await runCli(['pak', 'ls', path.join(project, 'Saved/Paks/Main.pak')], { env: { LUMINA_LOG_LEVEL: 'bogus' } });
@@ -182,7 +182,7 @@ describe('--quiet, --verbose, LUMINA_LOG_LEVEL', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const ok = await runCli(['pak', 'ls', path.join(project, 'Saved/Paks/Main.pak')], { env: { LUMINA_LOG_LEVEL: 'WARN' } });
     expect(ok.code).toBe(0);
-  });
+  }, 180_000);
 });
 
 describe('NO_COLOR on a real terminal', () => {
@@ -200,7 +200,7 @@ describe('NO_COLOR on a real terminal', () => {
     const plain = await inTerminal({ NO_COLOR: '1' });
     expect(plain).toMatch(/INFO/);
     expect(plain).not.toMatch(sgr);
-  });
+  }, 180_000);
 });
 
 describe('help and mistakes', () => {
@@ -210,7 +210,7 @@ describe('help and mistakes', () => {
     expect(r.stdout).toContain('Commands:');
     expect(r.stdout).toContain(`lumina-cook ${group} ls`.replace('registry ls', 'registry list'));
     expect(r.stderr).toBe('');
-  });
+  }, 180_000);
 
   it('an unknown option gets "did you mean", exit 2, no stack', async () => {
     const r = await runCli(['cook', '--projet', project]);
@@ -219,7 +219,7 @@ describe('help and mistakes', () => {
     const two = await runCli(['pak', 'ls', 'x.pak', '--jsno', '--overlya', 'd']);
     expect(two.stderr).toContain('jsno: did you mean --json?; overlya: did you mean --overlay?');
     expect(two.stderr).not.toMatch(/\n\s+at /);
-  });
+  }, 180_000);
 
   it('a config syntax error gives line and column; a bad value is echoed', async () => {
     const p = path.join(dir, 'badconfig');
@@ -233,5 +233,5 @@ describe('help and mistakes', () => {
     const value = await runCli(['cook', '--project', p]);
     expect(value.code).toBe(1);
     expect(value.stderr).toContain('"cook.soft" must be one of "include", "exclude", not "sometimes"');
-  });
+  }, 180_000);
 });

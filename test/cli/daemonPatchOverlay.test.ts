@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { daemonStatus } from '../../watch/daemonClient.js';
 import { REPO, runCli, TSX_LOADER } from '../helpers/runCli.js';
 
 let dir: string;
@@ -36,12 +37,13 @@ describe('daemon cook --wait', () => {
     });
     let log = '';
     daemon.stderr!.on('data', (d) => (log += d));
-    // The daemon is up once its status answers (daemon.json is written when it listens).
+    // The daemon is up once its status answers idle (asked in-process: spawning a CLI per poll is slow).
+    const inter = path.join(project, 'Intermediates');
     for (;;) {
-      const s = await runCli(['daemon', 'status', '--project', project, '--json']);
-      if (s.code === 0 && JSON.parse(s.stdout).state === 'idle') break;
+      const s = await daemonStatus(inter).catch(() => undefined);
+      if (s?.state === 'idle') break;
       expect(daemon.exitCode, log).toBeNull();
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 100));
     }
     const text = await runCli(['daemon', 'cook', '--wait', '--project', project]);
     expect(text.code, text.stderr).toBe(0);
@@ -52,8 +54,8 @@ describe('daemon cook --wait', () => {
     const r = JSON.parse(json.stdout);
     expect(r).toMatchObject({ ok: true, joined: false, cook: { id: r.id, kind: 'full', ok: true, ms: expect.any(Number) } });
     // The cook it waited for is over: a status right after shows it as done.
-    const status = JSON.parse((await runCli(['daemon', 'status', '--project', project, '--json'])).stdout);
-    expect(status.recentCooks.map((c: { id: string }) => c.id)).toContain(r.id);
+    const status = await daemonStatus(inter);
+    expect(status.recentCooks?.map((c) => c.id)).toContain(r.id);
 
     const misuse = await runCli(['daemon', 'status', '--wait', '--project', project]);
     expect(misuse.code).toBe(2);
@@ -61,7 +63,7 @@ describe('daemon cook --wait', () => {
     expect((await runCli(['daemon', 'stop', '--project', project])).code).toBe(0);
     const code = await new Promise((r) => (daemon!.exitCode !== null ? r(daemon!.exitCode) : daemon!.once('close', r)));
     expect(code).toBe(0);
-  });
+  }, 240_000);
 });
 
 describe('patch --base', () => {
@@ -76,7 +78,7 @@ describe('patch --base', () => {
     const byName = await runCli(['patch', '--project', project, '--base', '1.0', '--out', 'p2.pak', '--json'], { cwd: dir });
     expect(byName.code, byName.stderr).toBe(0);
     expect(JSON.parse(byName.stdout)).toMatchObject({ ok: true, changed: ['/Game/UI/MainMenu.rcss'], file: path.join(dir, 'p2.pak') });
-  });
+  }, 180_000);
 
   it('a missing release names where it looked and hints at cook --release', async () => {
     const r = await runCli(['patch', '--project', project, '--base', '2.0', '--out', path.join(dir, 'p3.pak')], { cwd: dir });
@@ -86,7 +88,7 @@ describe('patch --base', () => {
     expect(r.stderr).toContain('lumina-cook cook --release 2.0');
     expect(r.stderr).not.toMatch(/\n\s+at /);
     await expect(fs.stat(path.join(dir, 'p3.pak'))).rejects.toThrow();
-  });
+  }, 180_000);
 });
 
 describe('pak ls/cat/extract --overlay', () => {
@@ -121,5 +123,5 @@ describe('pak ls/cat/extract --overlay', () => {
     const missing = await runCli(['pak', 'ls', main, '--overlay', path.join(dir, 'no-such-folder')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('is not a folder');
-  });
+  }, 180_000);
 });
