@@ -35,7 +35,7 @@ export interface ExportView {
   /** The native tail, when not empty. */
   native?: { bytes: Uint8Array; schema: boolean; fields?: Property[]; error?: LuminaLog };
 }
-import { cliLogger, printOutput } from '../commandOutput.js';
+import { cliLogger, outputSettings, printOutput } from '../commandOutput.js';
 
 export interface InspectResult {
   pkg: LoadedPackage;
@@ -243,8 +243,12 @@ export const inspectCommand: CommandModule<object, { file: string; json: boolean
     // jsonReplacer turns bytes and 64-bit values into JSON first; then the one result shape.
     printOutput({ data: argv.json ? JSON.parse(JSON.stringify(inspectToJson(result), jsonReplacer)) : null, text: `${formatInspect(result)}\n`, ok: !failed }, argv.json);
     // What did not decode is also said on stderr, so a script sees it without parsing the listing.
-    const log = cliLogger();
-    for (const p of result.problems) if (p.severity === 'error') log.error({ code: p.code }, p.message);
+    const log = outputSettings().json ? cliLogger() : undefined;
+    for (const p of result.problems) {
+      if (p.severity !== 'error') continue;
+      if (log) log.error({ code: p.code }, p.message);
+      else process.stderr.write(`error [${p.code}] ${p.message}\n`);
+    }
     if (failed) process.exitCode = 1;
   },
 };
