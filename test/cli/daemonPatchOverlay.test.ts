@@ -47,7 +47,7 @@ describe('daemon cook --wait', () => {
     }
     const text = await runCli(['daemon', 'cook', '--wait', '--project', project]);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/^started (cook-\d+)\n\1 finished in \d+ ms: 23 assets \(\d+ cooked, \d+ cached, 0 failed\)\n$/);
+    expect(text.stdout).toMatch(/^started (cook-\d+)\n\1 finished in \d+ ms: \d+ assets \(\d+ cooked, \d+ cached, 0 failed\)\n$/);
 
     const json = await runCli(['daemon', 'cook', '--wait', '--project', project, '--json']);
     expect(json.code, json.stderr).toBe(0);
