@@ -88,7 +88,11 @@ export const CONFIG_SHAPE: Shape = {
     port: intRange(0, 65_535),
   },
   remoteCache: {
-    url: (v) => (v === null ? null : remoteCacheUrlProblem(v)),
+    // Returned as [key, why] so the loader does not echo the value: it may hold a password.
+    url: (v, key) => {
+      const why = v === null ? null : remoteCacheUrlProblem(v);
+      return why === null ? null : [key, why];
+    },
     read: isBoolean,
     write: isBoolean,
     salt: (v) => (typeof v === 'string' ? null : 'must be a string'),

@@ -130,5 +130,8 @@ describe('loadConfig', () => {
     expect(loadError().message).toBe(`"textures.encoder" must be one of "basis", "rgba8", not "${'x'.repeat(56)}...`);
     await writeConfig({ paks: [] });
     expect(loadError().message).toBe('"paks" must be an object, not []');
+    // Never a secret: a remote cache URL with a password is refused without repeating it.
+    await writeConfig({ remoteCache: { url: 'https://ci:hunter2@cache.internal/' } });
+    expect(loadError().message).not.toContain('hunter2');
   });
 });
