@@ -15,7 +15,8 @@ interface Bench {
 const benches: Bench[] = [
   { name: 'registry', run: async (q) => (await import('./registryBench.js')).runRegistryBench(q ? { assets: 5_000 } : undefined) },
   { name: 'cook', run: async (q) => (await import('./cookBench.js')).runCookBench(q ? { assets: 2_000 } : undefined) },
-  { name: 'texture', run: async (q) => (await import('./textureBench.js')).runTextureBench(q ? { count: 1 } : undefined) },
+  { name: 'texture', run: async (q) => (await import('./textureBench.js')).runTextureBench(q ? { count: 1, quick: true } : undefined) },
+  { name: 'texture-levels', run: async (q) => (await import('./textureBench.js')).runTextureLevelsBench({ quick: q }) },
   { name: 'pak', run: async (q) => (await import('./pakBench.js')).runPakBench(q ? { cookedMiB: 32, bigMiB: 32, reads: 50, engineMiB: 16 } : undefined) },
   { name: 'watch', run: async (q) => (await import('./watchBench.js')).runWatchBench(q ? { sizes: [500, 2_000], edits: 10 } : undefined) },
   { name: 'remote', run: async (q) => (await import('./remoteBench.js')).runRemoteBench(q ? { assets: 500 } : undefined) },

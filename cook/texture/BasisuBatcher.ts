@@ -8,9 +8,10 @@
  *
  * Scheduling: requests made in the same tick are dispatched together. When no run is going, they
  * start at once (a lone save in the daemon waits for nothing), split evenly over the free runners.
- * While runs are going, requests gather; a free runner takes its share of a group (pending / free
- * runners) once the share is worth a process start (enough pixels or files) or the oldest request
- * has waited LINGER_MS.
+ * While runs are going, requests gather; a free runner takes its share of a group (small textures:
+ * pending / free runners, for big batches; large ones: pending / all runners, for balance) once the
+ * share is worth a process start (enough pixels or files) or the oldest request has waited
+ * LINGER_MS.
  *
  * Failure: every run has a timeout that grows with the pixels it encodes, and is killed as a
  * process group past it (src/util/runChild). When a run fails (timeout, crash, non-zero exit, an
@@ -67,6 +68,8 @@ const LINGER_MS = 15;
 /** A batch of this many pixels or files is worth a process start (its ~30 ms is a few % of the work). */
 const WORTH_PIXELS = 512 * 512;
 const WORTH_FILES = 48;
+/** From this size on a texture's encode outweighs a process start: batches are split for balance. */
+const LARGE_PIXELS = 128 * 128;
 /** Keep one run bounded: its temp files, its timeout and the work lost when it fails. */
 const MAX_BATCH_PIXELS = 16 * 1024 * 1024;
 const MAX_BATCH_FILES = 256;
@@ -150,8 +153,11 @@ export class BasisuBatcher {
     // Retries run alone, first.
     const retry = jobs.findIndex((j) => j.attempt > 1);
     if (retry >= 0) return { group: best, jobs: jobs.splice(retry, 1) };
-    // Split what waits evenly over the runners free now (a lone runner takes it all).
-    const share = Math.max(1, Math.ceil(jobs.length / (this.runners - this.running)));
+    // Small textures: split what waits over the runners free now (a lone free runner takes it
+    // all), since each process start costs more than encoding one. Large ones: over all runners,
+    // so a runner that frees up first cannot take everything while the other then idles.
+    const avgPixels = jobs.reduce((n, j) => n + j.pixels, 0) / jobs.length;
+    const share = Math.max(1, Math.ceil(jobs.length / (avgPixels >= LARGE_PIXELS ? this.runners : this.runners - this.running)));
     let n = 0;
     let pixels = 0;
     while (n < jobs.length && n < share && n < MAX_BATCH_FILES && (n === 0 || pixels + jobs[n].pixels <= MAX_BATCH_PIXELS)) pixels += jobs[n++].pixels;
