@@ -118,20 +118,31 @@ if (mode === 'exit') {
     child.on('close', (code, signal) => resolve({ code, signal, stdout })),
   );
   holders.push(child);
+  pidfiles.push(pidfile);
   return { child, exited };
 }
 
 const holders: ReturnType<typeof spawn>[] = [];
+const pidfiles: string[] = [];
 afterAll(() => {
-  // A failed test must not leave its holder (and so its children) running.
+  // A failed test must not leave its holder, nor the children it started, running.
   for (const h of holders) if (h.exitCode === null && h.signalCode === null) h.kill('SIGKILL');
+  for (const f of pidfiles) {
+    for (const pid of readPids(f)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+    }
+  }
 });
 
 describe('children die with the process that started them', () => {
-  it('Ctrl-C (SIGINT): the children are killed and the process still dies of the signal', async () => {
+  it('Ctrl-C (SIGINT): the children are killed and the process still dies of the signal', { timeout: 180_000 }, async () => {
     const pidfile = path.join(tmp, 'sigint.pids');
     const { child, exited } = startHolder(pidfile, 'wait');
-    await waitFor(() => readPids(pidfile).length === 2, 'the holder to start its child');
+    await waitFor(() => readPids(pidfile).length === 2, 'the holder to start its child', 120_000);
     child.kill('SIGINT');
     const end = await exited;
     expect({ code: end.code, signal: end.signal }).toEqual({ code: null, signal: 'SIGINT' });
@@ -139,10 +150,10 @@ describe('children die with the process that started them', () => {
     await waitFor(() => pids.every(processGone), 'the children to be gone', 10_000);
   });
 
-  it('SIGINT with a handler of the program: it stops on its own terms, the children die when it exits', async () => {
+  it('SIGINT with a handler of the program: it stops on its own terms, the children die when it exits', { timeout: 180_000 }, async () => {
     const pidfile = path.join(tmp, 'handler.pids');
     const { child, exited } = startHolder(pidfile, 'own-handler');
-    await waitFor(() => readPids(pidfile).length === 2, 'the holder to start its child');
+    await waitFor(() => readPids(pidfile).length === 2, 'the holder to start its child', 120_000);
     child.kill('SIGINT');
     const end = await exited;
     expect({ code: end.code, out: end.stdout.trim() }).toEqual({ code: 0, out: 'handled' });
@@ -150,7 +161,7 @@ describe('children die with the process that started them', () => {
     await waitFor(() => pids.every(processGone), 'the children to be gone', 10_000);
   });
 
-  it('process.exit while a child runs: the child is killed on exit', async () => {
+  it('process.exit while a child runs: the child is killed on exit', { timeout: 180_000 }, async () => {
     const pidfile = path.join(tmp, 'exit.pids');
     const { exited } = startHolder(pidfile, 'exit');
     const end = await exited;
