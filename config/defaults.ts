@@ -61,6 +61,14 @@ export const DEFAULTS = {
     salt: '',
     timeoutMs: 10_000,
   },
+  shaders: {
+    /** Shader sources (virtual paths) that ship in Main with no defines, whatever the roots reach. */
+    global: [] as string[],
+    /** A compile (or validation) running longer is killed with its process group and reported. */
+    timeoutMs: 120_000,
+    /** Compiles at once; 0 means one per core. */
+    concurrency: 0,
+  },
 } as const;
 
 export const MAIN_CHUNK = 'Main';

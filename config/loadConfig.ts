@@ -57,6 +57,8 @@ export interface ProjectConfig {
   paks: { mountPoint: string; priority: number };
   watch: { debounceMs: number; port: number };
   remoteCache: { url: string | null; read: boolean; write: boolean; salt: string; timeoutMs: number };
+  /** Shader cooking: sources that always ship (in Main, no defines), and the compile pool. */
+  shaders: { global: readonly string[]; timeoutMs: number; concurrency: number };
 }
 
 /** `textures.*`: see config/defaults.ts for what each key means. */
@@ -145,6 +147,7 @@ export function normalizeConfig(raw: unknown, projectDir: string, file: string):
   const k = r.paks ?? {};
   const w = r.watch ?? {};
   const rc = r.remoteCache ?? {};
+  const sh = r.shaders ?? {};
   const config: ProjectConfig = {
     projectDir,
     configFile: file,
@@ -184,6 +187,11 @@ export function normalizeConfig(raw: unknown, projectDir: string, file: string):
       write: rc.write ?? DEFAULTS.remoteCache.write,
       salt: rc.salt ?? DEFAULTS.remoteCache.salt,
       timeoutMs: rc.timeoutMs ?? DEFAULTS.remoteCache.timeoutMs,
+    },
+    shaders: {
+      global: [...(sh.global ?? DEFAULTS.shaders.global)],
+      timeoutMs: sh.timeoutMs ?? DEFAULTS.shaders.timeoutMs,
+      concurrency: sh.concurrency ?? DEFAULTS.shaders.concurrency,
     },
   };
   return { config: deepFreeze(config), warnings };

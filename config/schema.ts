@@ -98,6 +98,15 @@ export const CONFIG_SHAPE: Shape = {
     salt: (v) => (typeof v === 'string' ? null : 'must be a string'),
     timeoutMs: intRange(100, 600_000),
   },
+  shaders: {
+    global: arrayOf((v) =>
+      typeof v === 'string' && /^\/[A-Za-z0-9_]+\/Shaders(\/[A-Za-z0-9_ .-]+)+$/.test(v) && !v.split('/').some((s) => s === '..' || s === '.')
+        ? null
+        : 'must be a shader source path like "/Engine/Shaders/Lit.hlsl"',
+    ),
+    timeoutMs: intRange(100, 3_600_000),
+    concurrency: intRange(0, 256),
+  },
 };
 
 /**

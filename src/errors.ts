@@ -45,6 +45,16 @@ export type ErrorCode =
   | 'REGISTRY_INVALID'
   | 'REMOTE_CACHE'
   | 'SCHEMA_INVALID'
+  | 'SHADER_CACHE_INVALID'
+  | 'SHADER_COMPILE_FAILED'
+  | 'SHADER_COMPILER_FAILED'
+  | 'SHADER_COMPILER_MISSING'
+  | 'SHADER_DEFINE_INVALID'
+  | 'SHADER_INCLUDE_CYCLE'
+  | 'SHADER_INCLUDE_MISSING'
+  | 'SHADER_NOT_FOUND'
+  | 'SHADER_SIDECAR_INVALID'
+  | 'SHADER_SPIRV_INVALID'
   | 'TEXTURE_INVALID'
   | 'USAGE';
 
@@ -237,6 +247,26 @@ export const errors = {
   remoteCache: (url: string, why: string, cause?: unknown) => make('REMOTE_CACHE', why, { file: url }, cause),
   schemaInvalid: (file: string, jsonPath: string, why: string) =>
     make('SCHEMA_INVALID', `${jsonPath}: ${why}`, { file, field: jsonPath }),
+  shaderCacheInvalid: (file: string, field: string, why: string, offset?: number) =>
+    make('SHADER_CACHE_INVALID', `${field}: ${why}`, { file, field, offset }),
+  /** `where` is `file:line:column` of the first error; `file` the source (absolute) it is in. */
+  shaderCompileFailed: (file: string, where: string, why: string, permutation: string, askedBy: string) =>
+    make('SHADER_COMPILE_FAILED', `${where}: ${why} (compiling ${permutation}, asked for by ${askedBy})`, { file }),
+  shaderCompilerFailed: (file: string, permutation: string, why: string, askedBy: string) =>
+    make('SHADER_COMPILER_FAILED', `${why} (compiling ${permutation}, asked for by ${askedBy})`, { file }),
+  shaderCompilerMissing: (file: string, why: string) =>
+    make('SHADER_COMPILER_MISSING', why, { file, hint: 'run `bash .ci/install-system-deps` (glslang-tools, spirv-tools), or put Slang\'s slangc on PATH' }),
+  shaderDefineInvalid: (file: string, define: string, field: string) =>
+    make('SHADER_DEFINE_INVALID', `define ${JSON.stringify(define)} is refused: it must be NAME or NAME=VALUE (NAME letters, digits and _, not starting with a digit; VALUE letters, digits and _ . + -)`, { file, field }),
+  shaderIncludeCycle: (file: string, chain: readonly string[]) =>
+    make('SHADER_INCLUDE_CYCLE', `#include cycle: ${chain.join(' -> ')}`, { file }),
+  shaderIncludeMissing: (file: string, include: string, line: number) =>
+    make('SHADER_INCLUDE_MISSING', `line ${line}: #include "${include}" matches no file beside it or in any mount's Shaders/`, { file }),
+  shaderNotFound: (file: string, source: string, field: string) =>
+    make('SHADER_NOT_FOUND', `shader source "${source}" is not a compiled source under any mount's Shaders/ (.slang, .hlsl, .glsl)`, { file, field }),
+  shaderSidecarInvalid: (file: string, why: string, field?: string) => make('SHADER_SIDECAR_INVALID', why, { file, field }),
+  shaderSpirvInvalid: (file: string, permutation: string, why: string) =>
+    make('SHADER_SPIRV_INVALID', `spirv-val rejected the code of ${permutation}: ${why}`, { file }),
   textureInvalid: (file: string, why: string, cause?: unknown) => make('TEXTURE_INVALID', why, { file }, cause),
   usage: (message: string, hint?: string) => make('USAGE', message, { hint }),
 } as const;

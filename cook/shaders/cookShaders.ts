@@ -1,0 +1,270 @@
+/**
+ * The shader half of a cook: from the shipped packages' materials (plus config `shaders.global`)
+ * to one `ShaderCache.bin` per chunk.
+ *
+ * 1. Permutations. Each shipped material adds (source, entry, stage, sorted defines) for every
+ *    entry point its source's sidecar declares; the same permutation asked for by several
+ *    materials is compiled once and remembers who asked (for error messages) and which chunks
+ *    need it. `shaders.global` sources add their entries with no defines, in Main.
+ * 2. Cache key per permutation: the compiler's and validator's name and version, the
+ *    permutation's text, the source language, and the virtual path and xxh64 of the source and of
+ *    every file it includes, transitively (ShaderRegistry.closure). Editing an include therefore
+ *    changes the keys of exactly the permutations whose source reaches it; nothing else re-compiles.
+ * 3. Misses are compiled in parallel, at most one per core (the child pool in src/util/runChild
+ *    bounds it too), each with a timeout; a hung or crashed compiler is killed with its process
+ *    group and reported naming the source and the permutation. Output is validated with spirv-val
+ *    before it is stored (ShaderStore) or packed.
+ *
+ * Problems are reported through `report` as typed errors, never thrown: a source that does not
+ * compile (file:line:column and the material that asked), a material naming a shader that is not
+ * there, a refused define, a bad sidecar, a missing include, an include cycle. Any of them makes
+ * `ok` false, which fails the cook like a corrupt asset.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import PQueue from 'p-queue';
+import type { ProjectConfig } from '../../config/index.js';
+import { errors, type LuminaError } from '../../src/errors.js';
+import { describePermutation, encodeShaderCache, permutationText, sortDefines, type PermutationId, type ShaderPermutation } from '../../src/format/shaderCache.js';
+import { silentLogger, type Logger } from '../../src/log/logger.js';
+import type { ShaderClosure, ShaderRegistry } from '../../src/registry/ShaderRegistry.js';
+import type { ShaderLanguage } from '../../src/registry/shaderSources.js';
+import type { AssetRecord } from '../../src/registry/types.js';
+import { hashString, initHash } from '../../src/util/hash.js';
+import { canonicalJson } from '../cookCache.js';
+import { checkDefine, compileShader, detectCompiler, type ShaderCompiler } from './compiler.js';
+import { scanMaterials } from './materials.js';
+import { ShaderStore } from './ShaderStore.js';
+
+/** Bump when what a permutation's cached code means changes (arguments given to the compiler...). */
+export const SHADER_COOK_VERSION = 1;
+export const GLOBAL_ASKER = 'shaders.global';
+const MAIN_CHUNK = 'Main';
+
+export interface ShaderCookOptions {
+  config: Pick<ProjectConfig, 'intermediatesDir' | 'configFile' | 'shaders'>;
+  /** Scanned. */
+  shaders: ShaderRegistry;
+  /** The shipped packages and the chunk each ships in. */
+  packages: ReadonlyArray<{ record: AssetRecord; chunk: string }>;
+  /** Every chunk that gets a pak (each gets a ShaderCache.bin, empty or not). */
+  chunks: readonly string[];
+  report: (e: LuminaError) => void;
+  log?: Logger;
+  signal?: AbortSignal;
+  /** Remove cache entries this cook did not use (a full cook does; default true). */
+  prune?: boolean;
+}
+
+export interface ShaderCookResult {
+  ok: boolean;
+  /** Name and version of the compiler, as written into ShaderCache.bin; "none" when none was needed and none was found. */
+  compiler: string;
+  permutations: number;
+  compiled: number;
+  cached: number;
+  failed: number;
+  /** Packages whose materials were read (not known to the materials cache). */
+  materialsRead: number;
+  /** `ShaderCache.bin` per chunk. */
+  chunkBytes: Map<string, Uint8Array>;
+  /** Every permutation of the cook in one `ShaderCache.bin`: what `Saved/Cooked/ShaderCache.bin` holds. */
+  allBytes: Uint8Array;
+  /** What was compiled this time (not from the cache), as `describePermutation` text, sorted. */
+  compiledList: string[];
+}
+
+interface Wanted {
+  id: PermutationId;
+  language: ShaderLanguage;
+  file: string;
+  askedBy: Set<string>;
+  chunks: Set<string>;
+  key?: string;
+  code?: Uint8Array;
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Cook every shader permutation the shipped content needs. See the module comment. */
+export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookResult> {
+  await initHash();
+  const log = opts.log ?? silentLogger;
+  const { config, shaders } = opts;
+  let ok = true;
+  const fail = (e: LuminaError) => {
+    ok = false;
+    opts.report(e);
+  };
+
+  // ---- 1. what is asked for ----
+  const wanted = new Map<string, Wanted>();
+  const badSources = new Map<string, LuminaError | null>();
+  /** Checks a source once; false (and one report) when it cannot be compiled. */
+  const sourceUsable = (source: string): boolean => {
+    if (badSources.has(source)) return badSources.get(source) === null;
+    const rec = shaders.get(source);
+    let problem: LuminaError | null = null;
+    if (rec && rec.kind === 'source') {
+      problem = shaders.sidecarProblem(rec) ?? null;
+      if (!problem) {
+        try {
+          shaders.closure(source);
+        } catch (e) {
+          problem = e as LuminaError;
+        }
+      }
+    }
+    badSources.set(source, problem);
+    if (problem) fail(problem);
+    return problem === null;
+  };
+  const ask = (source: string, defines: string[], asker: string, chunk: string): void => {
+    const rec = shaders.get(source)!;
+    for (const e of rec.entries ?? []) {
+      const id: PermutationId = { source, entry: e.name, stage: e.stage, defines };
+      const text = permutationText(id);
+      let w = wanted.get(text);
+      if (!w) wanted.set(text, (w = { id, language: rec.language, file: rec.file, askedBy: new Set(), chunks: new Set() }));
+      w.askedBy.add(asker);
+      w.chunks.add(chunk);
+    }
+  };
+
+  const scan = await scanMaterials(
+    opts.packages.map((p) => p.record),
+    config.intermediatesDir,
+  );
+  const sortedPackages = [...opts.packages].sort((a, b) => cmp(a.record.packagePath, b.record.packagePath));
+  for (const { record, chunk } of sortedPackages) {
+    const found = scan.byPackage.get(record.guid);
+    if (!found) continue;
+    if (found.error) fail(found.error);
+    for (const m of found.materials) {
+      const rec = shaders.get(m.source);
+      if (!rec || rec.kind !== 'source') {
+        fail(errors.shaderNotFound(record.file, m.source, `${m.objectPath} ShaderSource`));
+        continue;
+      }
+      const badDefine = m.defines.findIndex((d) => !checkDefine(d));
+      if (badDefine >= 0) {
+        fail(errors.shaderDefineInvalid(record.file, m.defines[badDefine], `${m.objectPath} ShaderDefines[${badDefine}]`));
+        continue;
+      }
+      if (!sourceUsable(m.source)) continue;
+      ask(m.source, sortDefines(m.defines), m.objectPath, chunk);
+    }
+  }
+  const globalChunk = opts.chunks.includes(MAIN_CHUNK) ? MAIN_CHUNK : opts.chunks[0];
+  config.shaders.global.forEach((source, i) => {
+    const rec = shaders.get(source);
+    if (!rec || rec.kind !== 'source') {
+      fail(errors.shaderNotFound(config.configFile, source, `shaders.global[${i}]`));
+      return;
+    }
+    if (globalChunk !== undefined && sourceUsable(source)) ask(source, [], GLOBAL_ASKER, globalChunk);
+  });
+
+  // ---- 2. compiler and keys ----
+  const list = [...wanted.values()].sort((a, b) => cmp(permutationText(a.id), permutationText(b.id)));
+  const found = await detectCompiler();
+  const compiler: ShaderCompiler | undefined = typeof found === 'string' ? undefined : found;
+  if (!compiler && list.length) fail(errors.shaderCompilerMissing(list[0].file, found as string));
+  const store = new ShaderStore(config.intermediatesDir);
+  const closures = new Map<string, ShaderClosure>();
+  for (const w of list) {
+    if (!compiler) break;
+    let c = closures.get(w.id.source);
+    if (!c) closures.set(w.id.source, (c = shaders.closure(w.id.source)));
+    w.key = hashString(
+      canonicalJson({ v: SHADER_COOK_VERSION, compiler: compiler.id, validator: compiler.validatorId, permutation: permutationText(w.id), language: w.language, files: c.files }),
+    );
+  }
+
+  // ---- 3. cache, then compile what is missing ----
+  let compiled = 0;
+  let cached = 0;
+  let failed = 0;
+  const compiledList: string[] = [];
+  if (compiler) {
+    const queue = new PQueue({ concurrency: Math.max(1, config.shaders.concurrency || os.availableParallelism()) });
+    for (const w of list) {
+      void queue.add(async () => {
+        const hit = await store.get(w.key!);
+        if (hit) {
+          w.code = hit;
+          cached++;
+          return;
+        }
+        if (!compiler.languages.has(w.language)) {
+          failed++;
+          fail(errors.shaderCompilerMissing(w.file, `${compiler.id} cannot compile ${w.language} sources (${describePermutation(w.id)}); .slang needs Slang's slangc on PATH`));
+          return;
+        }
+        const asker = askedByText(w);
+        const res = await compileShader(compiler, {
+          file: w.file,
+          language: w.language,
+          entry: w.id.entry,
+          stage: w.id.stage,
+          defines: w.id.defines,
+          includeDirs: shaders.includeDirs,
+          timeoutMs: config.shaders.timeoutMs,
+          signal: opts.signal,
+        });
+        if (res.ok) {
+          w.code = res.code;
+          compiled++;
+          compiledList.push(describePermutation(w.id));
+          try {
+            await store.put(w.key!, res.code);
+          } catch (e) {
+            log.warn({ code: 'IO_FAILED', file: store.dir }, `shader cache entry not saved: ${(e as Error).message}`);
+          }
+          return;
+        }
+        failed++;
+        if (res.kind === 'error') {
+          const d = res.diagnostics[0];
+          const where = `${virtualOf(shaders, d.file)}:${d.line}:${d.column}`;
+          fail(errors.shaderCompileFailed(d.file, where, d.message, describePermutation(w.id), asker));
+        } else if (res.kind === 'crash') {
+          fail(errors.shaderCompilerFailed(w.file, describePermutation(w.id), res.why, asker));
+        } else {
+          fail(errors.shaderSpirvInvalid(w.file, describePermutation(w.id), res.why));
+        }
+      });
+    }
+    await queue.onIdle();
+    if (ok && opts.prune !== false) await store.prune(new Set(list.map((w) => w.key!))).catch(() => 0);
+  }
+
+  // ---- 4. one ShaderCache.bin per chunk, and the whole set ----
+  const id = compiler?.id ?? 'none';
+  const done = list.filter((w) => w.code);
+  const perm = (w: Wanted): ShaderPermutation => ({ ...w.id, key: 0n, code: w.code! });
+  const chunkBytes = new Map<string, Uint8Array>();
+  for (const chunk of opts.chunks) chunkBytes.set(chunk, encodeShaderCache({ compiler: id, permutations: done.filter((w) => w.chunks.has(chunk)).map(perm) }));
+  const allBytes = encodeShaderCache({ compiler: id, permutations: done.map(perm) });
+  compiledList.sort(cmp);
+  if (list.length) log.info({ permutations: list.length, compiled, cached, failed, compiler: id }, 'shaders cooked');
+  return { ok, compiler: id, permutations: list.length, compiled, cached, failed, materialsRead: scan.read, chunkBytes, allBytes, compiledList };
+}
+
+/** "material /Game/M/Rock.Rock" or "materials /Game/A.A, /Game/B.B (and 3 more)" or "shaders.global". */
+function askedByText(w: Wanted): string {
+  const all = [...w.askedBy].sort(cmp);
+  const mats = all.filter((a) => a !== GLOBAL_ASKER);
+  const parts: string[] = [];
+  if (mats.length === 1) parts.push(`material ${mats[0]}`);
+  else if (mats.length > 1) parts.push(`materials ${mats.slice(0, 2).join(', ')}${mats.length > 2 ? ` (and ${mats.length - 2} more)` : ''}`);
+  if (all.includes(GLOBAL_ASKER)) parts.push('config shaders.global');
+  return parts.join(' and ');
+}
+
+/** The virtual path of a file the compiler named, or the path as it was printed. */
+function virtualOf(shaders: ShaderRegistry, file: string): string {
+  const abs = path.resolve(file);
+  for (const r of shaders.all()) if (r.file === abs) return r.virtualPath;
+  return file;
+}
