@@ -53,6 +53,9 @@ import { DEV_PAK_NAME, writeChunkPaks, type PakOutput } from './writeChunkPaks.j
 import { ProjectLock } from './projectLock.js';
 import { RemoteCookCache, type RemoteCacheSettings, type RemoteCacheStats } from './remote/RemoteCookCache.js';
 import { selectShard, type ShardSpec } from './remote/shardPlan.js';
+import { cookShaders, type ShaderCookResult } from './shaders/cookShaders.js';
+import { ShaderRegistry } from '../src/registry/ShaderRegistry.js';
+import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import { shipRelease } from './writeRelease.js';
 import { reportFiles, writeCookReport, type ReportFiles } from './report/writeCookReport.js';
 
@@ -122,6 +125,8 @@ export interface CookSummary {
   remoteCache?: RemoteCacheStats;
   /** This machine's share, for a sharded cook. */
   shard?: ShardSpec & { assets: number };
+  /** Shader permutations: how many, compiled now, taken from the shader cache, failed; the compiler. */
+  shaders: { permutations: number; compiled: number; cached: number; failed: number; compiler: string };
 }
 
 export interface CookerOpenOptions {
@@ -181,6 +186,8 @@ export class Cooker {
   readonly config: ProjectConfig;
   readonly registry: RootLookup;
   readonly cache: CookCache;
+  /** Shader sources, includes and sidecars under every mount's Shaders/ (re-scanned by each shader cook). */
+  readonly shaders: ShaderRegistry;
   readonly ci: boolean;
   readonly log: Logger;
   readonly bus: ProgressBus;
@@ -202,10 +209,11 @@ export class Cooker {
   /** Where the store's warnings go during a full cook (its problem list). */
   private storeProblems: CookProblem[] | undefined;
 
-  private constructor(opts: { config: ProjectConfig; registry: RootLookup; cache: CookCache; ci: boolean; log: Logger; bus: ProgressBus; store?: CookStore }) {
+  private constructor(opts: { config: ProjectConfig; registry: RootLookup; cache: CookCache; shaders: ShaderRegistry; ci: boolean; log: Logger; bus: ProgressBus; store?: CookStore }) {
     this.config = opts.config;
     this.registry = opts.registry;
     this.cache = opts.cache;
+    this.shaders = opts.shaders;
     this.ci = opts.ci;
     this.log = opts.log;
     this.bus = opts.bus;
@@ -260,7 +268,8 @@ export class Cooker {
       bus.emit({ type: 'END', phase: 'scan', ms: scanMs, ok: true });
     }
     const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
-    const cooker = new Cooker({ config, registry, cache, ci, log, bus, store: opts.store });
+    const shaders = await ShaderRegistry.open(config);
+    const cooker = new Cooker({ config, registry, cache, shaders, ci, log, bus, store: opts.store });
     if (!opts.store && opts.remoteCache !== false) {
       cooker.store = RemoteCookCache.fromConfig(config, opts.remoteCache || {}, { onWarning: (l) => cooker.report(l, 'warning', cooker.storeProblems) });
       cooker.ownsStore = cooker.store !== undefined;
@@ -384,6 +393,17 @@ export class Cooker {
     }
   }
 
+  /**
+   * Every shader permutation the given shipped packages' materials ask for (plus shaders.global),
+   * compiled or taken from the shader cache: one ShaderCache.bin per chunk and one of everything.
+   * Re-scans the Shaders/ folders first (a stat per file). Shader problems are errors in `problems`.
+   */
+  async cookShaders(packages: ReadonlyArray<{ record: AssetRecord; chunk: string }>, chunks: readonly string[], problems?: CookProblem[], prune = true): Promise<ShaderCookResult> {
+    const scan = this.shaders.scan();
+    for (const p of scan.problems) this.report(p, 'warning', problems);
+    return cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune, log: this.log, report: (e) => this.report(e, 'error', problems) });
+  }
+
   /** AssetRegistry.bin of the given assets, as every pak (chunk or dev) carries it. */
   registryBytes(assets: Iterable<AssetRecord>): Uint8Array {
     const packages: AssetRecord[] = [];
@@ -472,6 +492,7 @@ export class Cooker {
       problems,
       assetReports: [],
       ...(opts.shard ? { shard: { ...opts.shard, assets: all.length } } : {}),
+      shaders: { permutations: 0, compiled: 0, cached: 0, failed: 0, compiler: 'none' },
     };
     this.scanMs = 0;
     this.storeProblems = problems;
@@ -528,9 +549,17 @@ export class Cooker {
       return summary;
     }
 
+    // ---- shaders: every permutation the shipped materials need ----
+    const shipped = all.filter((a) => results.get(a.record.guid)?.output !== undefined);
+    const shaderRes = await this.cookShaders(
+      shipped.filter((a) => a.record.kind === 'package'),
+      plan.chunks,
+      problems,
+    );
+    summary.shaders = { permutations: shaderRes.permutations, compiled: shaderRes.compiled, cached: shaderRes.cached, failed: shaderRes.failed, compiler: shaderRes.compiler };
+
     // ---- registry, stale outputs, paks ----
     summary.ok = !problems.some((p) => p.severity === 'error');
-    const shipped = all.filter((a) => results.get(a.record.guid)?.output !== undefined);
     let registryBytes: Uint8Array | undefined;
     if (summary.ok) {
       // Only a cook that succeeds is the truth about what ships: a failed one (a root that could
@@ -540,10 +569,13 @@ export class Cooker {
       registryBytes = this.registryBytes(shipped.map((a) => a.record));
       const registryFile = path.join(config.cookedDir, REGISTRY_ENTRY);
       await writeIfChanged(registryFile, registryBytes);
+      // Everything's permutations in one: Saved/Cooked stays "the full content" a patch is built from.
+      const shaderFile = path.join(config.cookedDir, SHADER_CACHE_ENTRY);
+      await writeIfChanged(shaderFile, shaderRes.allBytes);
       // Forget what no longer ships before its output goes: an entry must never outlive its file.
       const shippedGuids = new Set(shipped.map((a) => a.record.guid));
       this.cache.prune((guid) => shippedGuids.has(guid));
-      await removeStale(config.cookedDir, new Set([registryFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
+      await removeStale(config.cookedDir, new Set([registryFile, shaderFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
       summary.phases.outputs = Math.round(performance.now() - outputsStart);
     }
     if (summary.ok && opts.paks !== false) {
@@ -563,7 +595,7 @@ export class Cooker {
         results.set(guid, res);
         return res;
       };
-      summary.paks = await writeChunkPaks({ config, plan: shippedPlan(plan, shipped), results, registryBytes: registryBytes!, cache: this.cache, bus, recook });
+      summary.paks = await writeChunkPaks({ config, plan: shippedPlan(plan, shipped), results, registryBytes: registryBytes!, shaderBytes: shaderRes.chunkBytes, cache: this.cache, bus, recook });
       summary.phases.paks = Math.round(performance.now() - pakStart);
       bus.emit({ type: 'END', phase: 'pak', ms: summary.phases.paks, ok: true });
       if (opts.release !== undefined) summary.releaseManifest = await shipRelease(config, opts.release, summary.paks, registryBytes!);

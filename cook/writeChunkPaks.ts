@@ -17,6 +17,7 @@ import { writeFileAtomic } from '../src/util/atomicWrite.js';
 import { hashHex, hashString, xxh64 } from '../src/util/hash.js';
 import { entryPathUnder } from '../pak/pakFormat.js';
 import { writePak, type PakSource, type WritePakResult } from '../pak/writePak.js';
+import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import type { AssetCookResult } from './cookAsset.js';
 import { canonicalJson, type CookCache } from './cookCache.js';
 import type { CookPlan } from './planCook.js';
@@ -40,6 +41,8 @@ export interface ChunkPakInput {
   plan: CookPlan;
   results: ReadonlyMap<string, AssetCookResult>;
   registryBytes: Uint8Array;
+  /** `/ShaderCache.bin` of each chunk (FORMAT.md: the permutations of its materials; Main's also the global ones). */
+  shaderBytes: ReadonlyMap<string, Uint8Array>;
   cache: CookCache;
   bus: ProgressBus;
   /**
@@ -83,6 +86,8 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
       add({ path: under(a.record.virtualPath), kind: 'file', file: r.output! }, r.identity!);
     }
     add({ path: under('/AssetRegistry.bin'), kind: 'bytes', data: registryBytes }, registryIdentity);
+    const shaders = input.shaderBytes.get(chunk);
+    if (shaders) add({ path: under(`/${SHADER_CACHE_ENTRY}`), kind: 'bytes', data: shaders }, hashHex(xxh64(shaders)));
     identities.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
     const fingerprint = hashString(
       canonicalJson({ v: 1, mountPoint, priority: config.paks.priority, level: config.cook.compressionLevel, entries: identities }),

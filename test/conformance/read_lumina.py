@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An outside tool's reader, written from ../shared/FORMAT.md alone (no code shared with the
 TypeScript side): it walks a pak, every entry's bytes, the LCKD files under Saved/Cooked and the
-LREG registry, checks every hash and layout rule it can, and prints a JSON summary.
+LREG registry and LSHC shader caches, checks every hash and layout rule it can, and prints a JSON summary.
 
     read_lumina.py <pak>... [--cooked DIR]
 """
@@ -235,6 +235,42 @@ def read_registry(b):
     return {'assets': assets, 'texts': texts}
 
 
+STAGES = ('vertex', 'fragment', 'compute')
+
+
+def read_shader_cache(b):
+    """LSHC: per permutation its key must be the xxh64 of its text, keys ascending, code SPIR-V."""
+    if len(b) < 24 or xxh64(b[:-8]) != struct.unpack('<Q', b[-8:])[0]:
+        raise Bad('shader cache hash mismatch')
+    r = R(b)
+    if r.take(4) != b'LSHC' or r.u32() != 1:
+        raise Bad('bad LSHC header')
+    compiler = r.fstring()
+    perms, last = [], -1
+    for _ in range(r.u32()):
+        key = r.u64()
+        source, entry, stage = r.fstring(), r.fstring(), r.u8()
+        if stage >= len(STAGES):
+            raise Bad(f'bad shader stage {stage}')
+        defines = [r.fstring() for _ in range(r.u32())]
+        if defines != sorted(defines, key=lambda d: d.encode('utf-8')):
+            raise Bad('defines not sorted by bytes')
+        size = r.u32()
+        code = r.take(size)
+        if size % 4 or size < 20 or struct.unpack('<I', code[:4])[0] != 0x07230203:
+            raise Bad(f'{source} {entry}: not SPIR-V')
+        text = '\n'.join([source, entry, STAGES[stage]] + defines).encode('utf-8')
+        if xxh64(text) != key:
+            raise Bad(f'{source} {entry}: key is not the hash of the permutation')
+        if key < last:
+            raise Bad('permutations not sorted by key')
+        last = key
+        perms.append({'key': f'{key:016x}', 'source': source, 'entry': entry, 'stage': STAGES[stage], 'defines': defines, 'codeSize': size})
+    if r.p != len(b) - 8:
+        raise Bad('bytes left in the shader cache')
+    return {'compiler': compiler, 'permutations': perms}
+
+
 def main(argv):
     cooked = None
     if '--cooked' in argv:
@@ -249,6 +285,8 @@ def main(argv):
                 continue
             if p == '/AssetRegistry.bin':
                 out['registry'] = read_registry(rawb)
+            elif p == '/ShaderCache.bin':
+                out.setdefault('shaders', {})[path] = read_shader_cache(rawb)
             elif p.endswith('.lasset'):
                 read_package_header(rawb)
                 out['packages'] += 1

@@ -96,8 +96,9 @@ describe('cookProject', () => {
       '/Game/Props/Rock.lasset',
       '/Game/Tex/Stone.lasset',
       '/Game/UI/Menu.rml',
+      '/ShaderCache.bin',
     ]);
-    expect(await pakPaths(foliage)).toEqual(['/AssetRegistry.bin', '/Foliage/Trees/Leaf.lasset', '/Foliage/Trees/Oak.lasset']);
+    expect(await pakPaths(foliage)).toEqual(['/AssetRegistry.bin', '/Foliage/Trees/Leaf.lasset', '/Foliage/Trees/Oak.lasset', '/ShaderCache.bin']);
 
     const regMain = await pakEntry(main, '/AssetRegistry.bin');
     expect(Buffer.from(regMain).equals(Buffer.from(await pakEntry(foliage, '/AssetRegistry.bin')))).toBe(true);
@@ -130,7 +131,7 @@ describe('cookProject', () => {
     // The text asset ships as its bytes; the listing names every entry.
     expect(Buffer.from(await pakEntry(main, '/Game/UI/Menu.rml')).toString()).toBe('<rml><body>menu</body></rml>');
     const listing = await fsp.readFile(path.join(dir, 'Saved/Paks/Foliage.contents.txt'), 'utf8');
-    expect(listing.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')[4])).toEqual(['/AssetRegistry.bin', '/Foliage/Trees/Leaf.lasset', '/Foliage/Trees/Oak.lasset']);
+    expect(listing.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')[4])).toEqual(['/AssetRegistry.bin', '/Foliage/Trees/Leaf.lasset', '/Foliage/Trees/Oak.lasset', '/ShaderCache.bin']);
     expect(await listFiles(path.join(dir, 'Saved/Cooked'))).toEqual([
       'AssetRegistry.bin',
       'Foliage/Trees/Leaf.lasset',
@@ -141,6 +142,7 @@ describe('cookProject', () => {
       'Game/Props/Rock.lasset',
       'Game/Tex/Stone.lasset',
       'Game/UI/Menu.rml',
+      'ShaderCache.bin',
     ]);
   });
 
@@ -264,7 +266,7 @@ describe('cookProject', () => {
     const s = await cookProject({ projectDir: dir });
     expect(s.assets).toBe(7);
     expect(await listFiles(path.join(dir, 'Saved/Cooked/Foliage'))).toEqual(['Trees/Oak.lasset', 'Trees/Shared.lasset']);
-    expect(await pakPaths(path.join(dir, 'Saved/Paks/Foliage.pak'))).toEqual(['/AssetRegistry.bin', '/Foliage/Trees/Oak.lasset']);
+    expect(await pakPaths(path.join(dir, 'Saved/Paks/Foliage.pak'))).toEqual(['/AssetRegistry.bin', '/Foliage/Trees/Oak.lasset', '/ShaderCache.bin']);
   });
 });
 
@@ -308,7 +310,7 @@ describe('cook roots', () => {
     const s = await cookProject({ projectDir: dir });
     // Box is reached only from the plugin's Primary asset, so it ships in that chunk.
     expect(s).toMatchObject({ ok: true, cooked: 2, chunks: ['DLC1'] });
-    expect(await pakPaths(path.join(dir, 'Saved/Paks/DLC1.pak'))).toEqual(['/AssetRegistry.bin', '/Extra/Quest.lasset', '/Game/Props/Box.lasset']);
+    expect(await pakPaths(path.join(dir, 'Saved/Paks/DLC1.pak'))).toEqual(['/AssetRegistry.bin', '/Extra/Quest.lasset', '/Game/Props/Box.lasset', '/ShaderCache.bin']);
   });
 });
 
