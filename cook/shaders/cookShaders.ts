@@ -52,6 +52,8 @@ export interface ShaderCookOptions {
   report: (e: LuminaError) => void;
   log?: Logger;
   signal?: AbortSignal;
+  /** Use this compiler instead of the one found on PATH (tests stand in a tool that hangs or crashes). */
+  compiler?: ShaderCompiler;
   /** Remove cache entries this cook did not use (a full cook does; default true). */
   prune?: boolean;
 }
@@ -167,7 +169,7 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
 
   // ---- 2. compiler and keys ----
   const list = [...wanted.values()].sort((a, b) => cmp(permutationText(a.id), permutationText(b.id)));
-  const found = await detectCompiler();
+  const found = opts.compiler ?? (await detectCompiler());
   const compiler: ShaderCompiler | undefined = typeof found === 'string' ? undefined : found;
   if (!compiler && list.length) fail(errors.shaderCompilerMissing(list[0].file, found as string));
   const store = new ShaderStore(config.intermediatesDir);
