@@ -36,6 +36,7 @@ export interface ExportView {
   native?: { bytes: Uint8Array; schema: boolean; fields?: Property[]; error?: LuminaLog };
 }
 import { cliLogger, outputSettings, printOutput } from '../commandOutput.js';
+import { looksLikeShaderCache, shadersLs } from './shaders.js';
 
 export interface InspectResult {
   pkg: LoadedPackage;
@@ -232,12 +233,14 @@ export function inspectToJson({ pkg, cooked, exports, importPaths, problems }: I
 
 export const inspectCommand: CommandModule<object, { file: string; json: boolean; schemas?: string }> = {
   command: 'inspect <file>',
-  describe: "Print a package or a cooked package: header, imports, exports, each export's properties and native tail",
+  describe: "Print a package or a cooked package: header, imports, exports, each export's properties and native tail (or a ShaderCache.bin's permutations)",
   builder: (y) =>
     y
       .positional('file', { type: 'string', demandOption: true, describe: 'a .lasset file, source or cooked (LCKD)' })
       .option('schemas', { type: 'string', describe: "the class schemas folder (default: the enclosing project's)" }) as never,
   handler: async (argv) => {
+    // A ShaderCache.bin is listed permutation by permutation, like `shaders ls`.
+    if (await looksLikeShaderCache(argv.file)) return printOutput(await shadersLs([argv.file]), argv.json);
     const result = await inspectPackage(argv.file, { schemasDir: argv.schemas === undefined ? undefined : path.resolve(argv.schemas) });
     const failed = inspectFailed(result);
     // jsonReplacer turns bytes and 64-bit values into JSON first; then the one result shape.
