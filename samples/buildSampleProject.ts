@@ -15,6 +15,7 @@ import { encodePng, type PngImage } from './generate/png.js';
 import { Random } from './generate/random.js';
 import { ambientZoneExport, NATIVE_CLASS, patrolRouteExports, schemaFiles } from './nativeSamples.js';
 import { lmetaText } from './generate/textAssets.js';
+import { SAMPLE_GLOBAL_SHADERS, SAMPLE_LIT_SHADER, SAMPLE_SHADER_FILES } from './sampleShaders.js';
 
 /** Where the committed sample project lives. */
 export const SAMPLE_PROJECT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'project');
@@ -159,7 +160,13 @@ function staticMesh(file: string, guid: string, materials: string[], note: strin
   };
 }
 
-function material(file: string, guid: string, textures: Array<{ guid: string; param: string; normal?: boolean }>, note: string, extra: { editorData?: boolean; masked?: boolean } = {}): PackageDef {
+function material(
+  file: string,
+  guid: string,
+  textures: Array<{ guid: string; param: string; normal?: boolean }>,
+  note: string,
+  extra: { editorData?: boolean; masked?: boolean; defines?: string[] } = {},
+): PackageDef {
   const name = stem(file);
   const samples: ExportSpec[] = textures.map((t, i) => ({
     guid: sub(guid, i + 1),
@@ -173,7 +180,10 @@ function material(file: string, guid: string, textures: Array<{ guid: string; pa
     prop.bool('TwoSided', extra.masked === true),
     linear('BaseColorTint', 1, 1, 1),
     textureParameterValues(textures.map((t, i) => ({ param: t.param, index: ref.import(i) }))),
+    // The shader permutation it needs: the cook compiles Lit.hlsl's entries with these defines.
+    prop.str('ShaderSource', SAMPLE_LIT_SHADER),
   ]);
+  if (extra.defines?.length) root.properties!.push({ name: 'ShaderDefines', arrayIndex: 0, type: 'ArrayProperty', innerType: 'StrProperty', value: extra.defines });
   const exports = [root, ...samples];
   if (extra.editorData) {
     exports.push({
@@ -377,8 +387,8 @@ function samplePackages(): PackageDef[] {
     staticMesh('Content/Meshes/Rock.lasset', G.Rock, [G.MaterialRock], 'mesh used by Main (twice) and by the Foliage plugin\'s Forest map.', { thumbnail: true }),
     staticMesh('Content/Meshes/Crate.lasset', G.Crate, [G.MCrate], 'mesh with an editor-only AssetImportData export (/Script/Editor.CAssetImportData) referenced from the asset.', { importData: true }),
     staticMesh('Content/Meshes/Boulder.lasset', G.Boulder, [G.MIRockMossy], 'mesh used only by the streamed sub-level; uses a material instance.'),
-    material('Content/Materials/Rock.lasset', G.MaterialRock, [{ guid: G.TRockD, param: 'BaseColor' }, { guid: G.TRockN, param: 'Normal', normal: true }], 'material sharing the asset name "Rock" with the mesh (different package).'),
-    material('Content/Materials/M_Crate.lasset', G.MCrate, [{ guid: G.TCrateD, param: 'BaseColor' }, { guid: G.TCrateM, param: 'Mask' }], 'material with a flag-based EditorOnly export (MaterialEditorData).', { editorData: true }),
+    material('Content/Materials/Rock.lasset', G.MaterialRock, [{ guid: G.TRockD, param: 'BaseColor' }, { guid: G.TRockN, param: 'Normal', normal: true }], 'material sharing the asset name "Rock" with the mesh (different package). Shader /Game/Shaders/Lit.hlsl with USE_NORMAL_MAP, TINT=0.8.', { defines: ['USE_NORMAL_MAP', 'TINT=0.8'] }),
+    material('Content/Materials/M_Crate.lasset', G.MCrate, [{ guid: G.TCrateD, param: 'BaseColor' }, { guid: G.TCrateM, param: 'Mask' }], 'material with a flag-based EditorOnly export (MaterialEditorData). Lit.hlsl with no defines.', { editorData: true }),
     miRock,
     texture('Content/Textures/T_Rock_D.lasset', G.TRockD, noiseAlbedo(64, new Random(101), rgb(70, 66, 60), rgb(160, 152, 140)), { srgb: true, compression: 'Default', mips: true }, 'RGB8 64x64 PNG, sRGB, mips, Default.'),
     texture('Content/Textures/T_Rock_N.lasset', G.TRockN, normalMap(64, new Random(102), 3), { srgb: false, compression: 'Normalmap', mips: true }, 'RGB8 64x64 normal map PNG, linear, Normalmap.'),
@@ -388,12 +398,12 @@ function samplePackages(): PackageDef[] {
     texture('Content/UI/T_UI_Button.lasset', G.TUIButton, uiButton(48, 24, rgb(90, 140, 220), rgb(30, 50, 110)), { srgb: true, compression: 'UserInterface', mips: false }, 'RGBA8 48x24 (non-square) PNG with soft alpha; not referenced by any package: not cooked.'),
     gameRules,
     oldRock,
-    material('Content/Unused/M_Old.lasset', G.MOld, [{ guid: G.TUnused, param: 'BaseColor' }, { guid: G.TRockD, param: 'Detail' }], 'unreachable material; its T_Rock_D import adds fan-in that must not pull anything extra into the cook.'),
+    material('Content/Unused/M_Old.lasset', G.MOld, [{ guid: G.TUnused, param: 'BaseColor' }, { guid: G.TRockD, param: 'Detail' }], 'unreachable material; its T_Rock_D import adds fan-in that must not pull anything extra into the cook. Its LEGACY permutation is never compiled.', { defines: ['LEGACY'] }),
     texture('Content/Unused/T_Unused.lasset', G.TUnused, uiButton(16, 16, rgb(255, 0, 255), rgb(0, 0, 0)), { srgb: true, compression: 'Default', mips: true }, 'RGBA8 16x16; only M_Old uses it: not cooked.'),
     forest,
     tree,
-    material('Plugins/Foliage/Content/Materials/M_Bark.lasset', G.MBark, [{ guid: G.TBarkD, param: 'BaseColor' }, { guid: G.TRockN, param: 'Normal', normal: true }], 'Foliage material that also hard-imports the /Game texture T_Rock_N (a shared dependency).'),
-    material('Plugins/Foliage/Content/Materials/M_Leaves.lasset', G.MLeaves, [{ guid: G.TLeavesD, param: 'BaseColor' }], 'masked, two-sided Foliage material.', { masked: true }),
+    material('Plugins/Foliage/Content/Materials/M_Bark.lasset', G.MBark, [{ guid: G.TBarkD, param: 'BaseColor' }, { guid: G.TRockN, param: 'Normal', normal: true }], 'Foliage material that also hard-imports the /Game texture T_Rock_N (a shared dependency). Lit.hlsl with USE_NORMAL_MAP: its permutations ship in the Foliage chunk\'s ShaderCache.bin.', { defines: ['USE_NORMAL_MAP'] }),
+    material('Plugins/Foliage/Content/Materials/M_Leaves.lasset', G.MLeaves, [{ guid: G.TLeavesD, param: 'BaseColor' }], 'masked, two-sided Foliage material. Lit.hlsl with ALPHA_TEST=0.5.', { masked: true, defines: ['ALPHA_TEST=0.5'] }),
     texture('Plugins/Foliage/Content/Textures/T_Bark_D.lasset', G.TBarkD, noiseAlbedo(64, new Random(105), rgb(50, 34, 20), rgb(120, 88, 56), 8), { srgb: true, compression: 'Default', mips: true }, 'RGB8 64x64 PNG.'),
     texture('Plugins/Foliage/Content/Textures/T_Leaves_D.lasset', G.TLeavesD, leafCutout(64, new Random(106)), { srgb: true, compression: 'Default', mips: true }, 'RGBA8 64x64 PNG with an alpha cutout.'),
     protoCube,
@@ -465,6 +475,7 @@ export const SAMPLE_CONFIG = {
     { name: 'Foliage', path: 'Plugins/Foliage', enabled: true, chunk: 'Foliage', cookRoots: ['/Foliage/Maps/Forest'] },
     { name: 'Experimental', path: 'Plugins/Experimental', enabled: false, chunk: 'Experimental' },
   ],
+  shaders: { global: SAMPLE_GLOBAL_SHADERS },
 };
 
 /** Write the sample project into `outDir` (default: samples/project). Returns the files written, sorted. */
@@ -479,6 +490,7 @@ export async function buildSampleProject(outDir: string = SAMPLE_PROJECT_DIR): P
     files.set(`${t.file}.lmeta`, lmetaText(t.guid));
   }
   for (const [file, text] of schemaFiles()) files.set(file, text);
+  for (const [rel, text] of Object.entries(SAMPLE_SHADER_FILES)) files.set(`Content/${rel}`, text);
   files.set('README.md', readme([...packages, ...texts]));
 
   const written = [...files.keys()].sort();
@@ -508,6 +520,11 @@ function readme(assets: Array<SampleAsset & { exports?: ExportSpec[] }>): string
     '- Text assets (always cooked): MainMenu.rml, MainMenu.rcss, Game.luau, each with a `.lmeta` sidecar.',
     '- `Schemas/Engine.json`, `Schemas/Game.json`: class schemas for the native tails of PatrolRoute',
     '  (Primary); AmbientWind (Primary) has a tail whose class has no schema.',
+    '- Shaders (`Content/Shaders/`): `Lit.hlsl` (VSMain + PSMain, both reading `Common/Lighting.hlsli`), used by',
+    '  every material with its own defines; `Wind.glsl`, a compute shader including `Common/Noise.glsli`,',
+    '  shipped through `shaders.global`. Each compiled source has a `.shader.json` sidecar naming its entries.',
+    '  The cook compiles every shipped permutation to SPIR-V into each pak\'s `/ShaderCache.bin` (M_Old\'s',
+    '  `LEGACY` one is never compiled: M_Old does not ship).',
     '',
     '## Assets',
     '',

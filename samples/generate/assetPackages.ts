@@ -10,6 +10,7 @@ import { encodePng, type PngImage } from './png.js';
 import { greyMask, leafCutout, noiseAlbedo, normalMap, paletteChecker, planksAlbedo, thumbnailGradient, uiButton } from './images.js';
 import { Random } from './random.js';
 import type { PlannedAsset, ProjectPlan, TextureRole } from './planProject.js';
+import { GENERATED_MATERIAL_DEFINES, SAMPLE_LIT_SHADER } from '../sampleShaders.js';
 
 export const CLASS = {
   world: '/Script/Engine.CWorld',
@@ -219,7 +220,11 @@ export function buildAssetPackage(asset: PlannedAsset, ctx: PackageContext): Uin
         prop.bool('TwoSided', rnd.chance(0.2)),
         { name: 'BaseColorTint', arrayIndex: 0, type: 'StructProperty', structName: 'LinearColor', value: [rnd.next(), rnd.next(), rnd.next(), 1] },
         textureParameters(asset, assets),
+        prop.str('ShaderSource', SAMPLE_LIT_SHADER),
       ];
+      // Defines by index, not by a random draw, so every other byte of the project stays as it was.
+      const defines = GENERATED_MATERIAL_DEFINES[asset.index % GENERATED_MATERIAL_DEFINES.length];
+      if (defines.length) root.properties.push({ name: 'ShaderDefines', arrayIndex: 0, type: 'ArrayProperty', innerType: 'StrProperty', value: [...defines] });
       if (rnd.chance(0.25)) {
         const ed = ex.add('MaterialEditorData', CLASS.materialEditorData, [prop.objects('ExpressionCollection', samples.map(ref.export))], ObjectFlags.EditorOnly);
         root.properties.push(prop.object('EditorOnlyData', ref.export(ed)));

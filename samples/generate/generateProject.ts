@@ -9,6 +9,7 @@ import { buildAssetPackage, PackageContext } from './assetPackages.js';
 import { planProject, type PlannedAsset, type ProjectPlan } from './planProject.js';
 import { lmetaText, textAssetContent } from './textAssets.js';
 import { schemaFiles } from '../nativeSamples.js';
+import { SAMPLE_GLOBAL_SHADERS, SAMPLE_SHADER_FILES } from '../sampleShaders.js';
 
 export interface GenerateOptions {
   /** Folder to write the project into (created if missing). */
@@ -59,6 +60,11 @@ export async function generateProject(opts: GenerateOptions): Promise<GenerateRe
   // The class schemas of the native tails the packages carry (samples/nativeSamples.ts).
   await fsp.mkdir(path.join(out, 'Schemas'), { recursive: true });
   for (const [rel, text] of schemaFiles()) await write(rel, text);
+  // The shaders every generated material names (Lit.hlsl) and the global compute shader.
+  for (const [rel, text] of Object.entries(SAMPLE_SHADER_FILES)) {
+    await fsp.mkdir(path.dirname(path.join(out, 'Content', rel)), { recursive: true });
+    await write(`Content/${rel}`, text);
+  }
 
   // Packages are built inside the workers: each draws from its own per-asset stream, so the
   // order in which workers finish never changes a byte.
@@ -97,5 +103,6 @@ export function projectConfigText(plan: ProjectPlan, textureEncoder?: 'basis' | 
     })),
   };
   if (textureEncoder) config.textures = { encoder: textureEncoder };
+  config.shaders = { global: SAMPLE_GLOBAL_SHADERS };
   return `${JSON.stringify(config, null, 2)}\n`;
 }

@@ -59,7 +59,11 @@ describe('an outside reader written from FORMAT.md', () => {
         permutations: mine.permutations.map((p) => ({ key: p.key.toString(16).padStart(16, '0'), source: p.source, entry: p.entry, stage: p.stage, defines: p.defines, codeSize: p.code.byteLength })),
       });
     }
-    expect(out.shaders[paks[0]].permutations.length).toBe(summary.shaders.permutations);
+    // The sample's materials ask for 8 Lit.hlsl permutations over both chunks, plus the global compute shader in Main.
+    const keys = new Set(paks.flatMap((p) => out.shaders[p].permutations.map((x: { key: string }) => x.key)));
+    expect(keys.size).toBe(summary.shaders.permutations);
+    expect(summary.shaders.permutations).toBe(9);
+    expect(out.shaders[paks[0]].permutations.map((p: { stage: string }) => p.stage)).toContain('compute');
   });
 
   it('rejects a pak with one flipped byte', async () => {
