@@ -12,8 +12,8 @@ import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 export type RawEventName = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir';
 export type ChangeKind = 'create' | 'update' | 'delete';
 
-/** Files the daemon cares about: packages, text assets and their sidecars. */
-export const WATCHED_EXTENSIONS = ['.lasset', '.rml', '.rcss', '.luau', '.lmeta'] as const;
+/** Files the daemon cares about: packages, text assets and their sidecars, shader sources, includes and their sidecars. */
+export const WATCHED_EXTENSIONS = ['.lasset', '.rml', '.rcss', '.luau', '.lmeta', '.slang', '.hlsl', '.glsl', '.slangh', '.hlsli', '.glsli', '.shader.json'] as const;
 
 export interface ChangeBatch {
   /** 1, 2, 3... in the order batches run. */

@@ -248,7 +248,9 @@ export class Daemon {
         const scan = await s.registry.updateFiles([...batch.changes.map((c) => c.file), ...batch.removedDirs]);
         const change = scan.change;
         for (const p of scan.problems) this.noteProblem(p);
-        const r = await s.cook.runBatch(change);
+        // A save under a Shaders/ folder re-cooks the permutations it reaches (the shader cache keys say which).
+        const shadersChanged = [...batch.changes.map((c) => c.file), ...batch.removedDirs].some((f) => s.cooker.shaders.isShaderPath(f));
+        const r = await s.cook.runBatch(change, { shadersChanged });
         // No registry cache write here: it is advisory and 5 MB at 50k assets (see fullCook).
         summary = { changed: change.added.length + change.changed.length, removed: change.removed.length, cooked: r.cooked };
         ok = r.failed.length === 0;

@@ -16,6 +16,9 @@ import type { LuminaLog } from '../src/errors.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import path from 'node:path';
 import { DevPak } from './DevPak.js';
+import fs from 'node:fs';
+import { MAIN_CHUNK } from '../cook/planCook.js';
+import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 
 export interface BatchCookResult {
   cooked: number;
@@ -55,6 +58,8 @@ export class IncrementalCook {
   private shipped = new Map<string, Shipped>();
   /** xxh64 of the AssetRegistry.bin the paks (chunk or dev) hold now. */
   private registryHash = '';
+  /** xxh64 of the ShaderCache.bin (all permutations) the paks hold now. */
+  private shaderHash = '';
   /** GUID -> graph signature of every record at the last plan. */
   private readonly signatures = new Map<string, string>();
 
@@ -72,6 +77,12 @@ export class IncrementalCook {
     this.devPak.setBase((lastPlan?.chunks ?? []).map((c) => path.join(config.paksDir, `${c}.pak`)));
     this.shipped = this.shippedOf(this.cooker.lastPlan ? [...this.cooker.lastPlan.packages, ...this.cooker.lastPlan.textAssets] : this.planned());
     this.registryHash = hashHex(xxh64(this.registryBytes(this.shipped)));
+    // The full cook wrote every permutation into Saved/Cooked/ShaderCache.bin.
+    try {
+      this.shaderHash = hashHex(xxh64(fs.readFileSync(path.join(this.cooker.config.cookedDir, SHADER_CACHE_ENTRY))));
+    } catch {
+      this.shaderHash = '';
+    }
   }
 
   /** AssetRegistry.bin for what ships, as the full cook encodes it. */
@@ -136,7 +147,7 @@ export class IncrementalCook {
    * that points at them (the edit is readable from here), then the cook cache (after the outputs
    * it names; off the latency path).
    */
-  async runBatch(change?: ChangedGuids): Promise<BatchCookResult> {
+  async runBatch(change?: ChangedGuids, opts: { shadersChanged?: boolean } = {}): Promise<BatchCookResult> {
     const t0 = performance.now();
     const { registry } = this.cooker;
     const { next, replanned, edits } = this.nextPlan(change);
@@ -176,6 +187,22 @@ export class IncrementalCook {
       }),
     );
     this.shipped = next;
+    // Shaders: a shader file changed, or a package did (a material's source or defines may have).
+    // Permutations whose key did not change come from the shader cache; the dev pak carries the
+    // new ShaderCache.bin of everything that ships, above every chunk's.
+    if (opts.shadersChanged || replanned || todo.some((r) => r.kind === 'package')) {
+      const packages: Array<{ record: AssetRecord; chunk: string }> = [];
+      for (const sh of next.values()) {
+        const record = registry.get(sh.guid);
+        if (record?.kind === 'package') packages.push({ record, chunk: MAIN_CHUNK });
+      }
+      const res = await this.cooker.cookShaders(packages, [MAIN_CHUNK], problems, false);
+      const h = hashHex(xxh64(res.allBytes));
+      if (res.ok && h !== this.shaderHash) {
+        this.devPak.put(`/${SHADER_CACHE_ENTRY}`, { kind: 'bytes', data: res.allBytes });
+        this.shaderHash = h;
+      }
+    }
     if (replanned) {
       // What ships or how it links changed: the runtime's registry must say so too.
       const bytes = this.registryBytes(next);
