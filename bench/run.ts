@@ -18,6 +18,7 @@ const benches: Bench[] = [
   { name: 'texture', run: async (q) => (await import('./textureBench.js')).runTextureBench(q ? { count: 1, quick: true } : undefined) },
   { name: 'texture-levels', run: async (q) => (await import('./textureBench.js')).runTextureLevelsBench({ quick: q }) },
   { name: 'pak', run: async (q) => (await import('./pakBench.js')).runPakBench(q ? { cookedMiB: 32, bigMiB: 32, reads: 50, engineMiB: 16 } : undefined) },
+  { name: 'shader', run: async (q) => (await import('./shaderBench.js')).runShaderBench(q ? { materials: 10 } : undefined) },
   { name: 'watch', run: async (q) => (await import('./watchBench.js')).runWatchBench(q ? { sizes: [500, 2_000], edits: 10 } : undefined) },
   { name: 'remote', run: async (q) => (await import('./remoteBench.js')).runRemoteBench(q ? { assets: 500 } : undefined) },
 ];
