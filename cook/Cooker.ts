@@ -598,7 +598,7 @@ export class Cooker {
       summary.paks = await writeChunkPaks({ config, plan: shippedPlan(plan, shipped), results, registryBytes: registryBytes!, shaderBytes: shaderRes.chunkBytes, cache: this.cache, bus, recook });
       summary.phases.paks = Math.round(performance.now() - pakStart);
       bus.emit({ type: 'END', phase: 'pak', ms: summary.phases.paks, ok: true });
-      if (opts.release !== undefined) summary.releaseManifest = await shipRelease(config, opts.release, summary.paks, registryBytes!);
+      if (opts.release !== undefined) summary.releaseManifest = await shipRelease(config, opts.release, summary.paks, registryBytes!, shaderRes.allBytes);
     } else if (!summary.ok) {
       log.error({ errors: problems.filter((p) => p.severity === 'error').length }, 'cook failed: paks were not written, the last good ones are untouched');
     }

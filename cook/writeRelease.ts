@@ -11,9 +11,9 @@ import { writeRelease } from '../pak/releaseManifest.js';
 import type { PakOutput } from './writeChunkPaks.js';
 
 /** Returns the path of the release.json written. */
-export async function shipRelease(config: ProjectConfig, name: string, paks: readonly PakOutput[], registry: Uint8Array): Promise<string> {
+export async function shipRelease(config: ProjectConfig, name: string, paks: readonly PakOutput[], registry: Uint8Array, shaderCache?: Uint8Array): Promise<string> {
   const dir = path.join(config.releasesDir, name);
   await fsp.mkdir(dir, { recursive: true });
   for (const p of paks) await copyFileAtomic(p.file, path.join(dir, path.basename(p.file)));
-  return writeRelease(dir, { name, pakFiles: paks.map((p) => path.basename(p.file)), registry });
+  return writeRelease(dir, { name, pakFiles: paks.map((p) => path.basename(p.file)), registry, shaderCache });
 }

@@ -8,6 +8,7 @@ import fsp from 'node:fs/promises';
 import { errors } from '../src/errors.js';
 import { createXxh64, hashHex, initHash, xxh64 } from '../src/util/hash.js';
 import { readCookedHeader } from '../src/format/cookedPackage.js';
+import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import { comparePathBytes, entryPathUnder, mountedPath, validateMountPoint } from './pakFormat.js';
 import { baseTocHash, resolveRelease, type ReleaseManifest } from './releaseManifest.js';
 import { sortSources, writePak, type PakSource, type WritePakOptions } from './writePak.js';
@@ -81,7 +82,8 @@ export async function buildPatchPak(opts: BuildPatchOptions): Promise<PatchSumma
     const full = mountedPath(mountPoint, s.path);
     seen.add(full);
     const now = await sourceIdentity(s);
-    const was = base.get(full);
+    // The whole shader cache is compared with the release's whole one (see ReleaseManifest.shaderCache).
+    const was = full === `/${SHADER_CACHE_ENTRY}` && opts.base.shaderCache ? opts.base.shaderCache : base.get(full);
     if (was === undefined) added.push(full);
     else if (was.rawSize !== now.rawSize || was.xxh64 !== hashHex(now.xxh64)) changed.push(full);
     else {

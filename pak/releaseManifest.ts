@@ -49,6 +49,12 @@ export interface ReleaseManifest {
   paks: ReleasePak[];
   /** File name of the registry copy beside the manifest, when one was written. */
   registry?: string;
+  /**
+   * Identity of the release's whole shader cache (every permutation it ships, what
+   * `Saved/Cooked/ShaderCache.bin` held). Each chunk pak carries only its chunk's, so a patch
+   * compares the new whole one against this, not against whichever pak's copy resolves first.
+   */
+  shaderCache?: { rawSize: number; xxh64: string };
 }
 
 /** The manifest record of an opened pak. `fileName` defaults to the pak's base name. */
@@ -79,10 +85,14 @@ export async function describePakFile(file: string, fileName?: string): Promise<
  */
 export async function writeReleaseManifest(
   dir: string,
-  release: { name: string; paks: readonly ReleasePak[]; registry?: Uint8Array },
+  release: { name: string; paks: readonly ReleasePak[]; registry?: Uint8Array; shaderCache?: Uint8Array },
 ): Promise<string> {
   const target = path.join(dir, RELEASE_MANIFEST);
   const manifest: ReleaseManifest = { name: release.name, paks: release.paks.map((p) => ({ ...p })) };
+  if (release.shaderCache !== undefined) {
+    await initHash();
+    manifest.shaderCache = { rawSize: release.shaderCache.byteLength, xxh64: hashHex(xxh64(release.shaderCache)) };
+  }
   if (release.registry !== undefined) {
     await writeFileAtomic(path.join(dir, RELEASE_REGISTRY), release.registry);
     manifest.registry = RELEASE_REGISTRY;
@@ -97,14 +107,14 @@ export async function writeReleaseManifest(
  * What `cook --release NAME` calls after writing the paks into `dir`: describe each pak (its TOC
  * is read back, so the manifest matches the bytes on disk) and write the manifest and registry.
  */
-export async function writeRelease(dir: string, release: { name: string; pakFiles: readonly string[]; registry?: Uint8Array }): Promise<string> {
+export async function writeRelease(dir: string, release: { name: string; pakFiles: readonly string[]; registry?: Uint8Array; shaderCache?: Uint8Array }): Promise<string> {
   const paks: ReleasePak[] = [];
   for (const f of release.pakFiles) {
     const full = path.resolve(dir, f);
     if (path.dirname(full) !== path.resolve(dir)) throw errors.usage(`release pak ${f} must be inside ${dir}`);
     paks.push(await describePakFile(full));
   }
-  return writeReleaseManifest(dir, { name: release.name, paks, registry: release.registry });
+  return writeReleaseManifest(dir, { name: release.name, paks, registry: release.registry, shaderCache: release.shaderCache });
 }
 
 /** Read and validate a release manifest; a folder means `<folder>/release.json`. */
@@ -189,6 +199,13 @@ function validateManifest(json: unknown, file: string): ReleaseManifest {
   });
   const out: ReleaseManifest = { name: json.name as string, paks };
   if (json.registry !== undefined) out.registry = json.registry as string;
+  if (json.shaderCache !== undefined) {
+    const sc = json.shaderCache;
+    if (!isObj(sc) || !Number.isSafeInteger(sc.rawSize) || (sc.rawSize as number) < 0 || typeof sc.xxh64 !== 'string' || !HEX16.test(sc.xxh64)) {
+      bad('shaderCache', 'is not { rawSize, xxh64 }');
+    }
+    out.shaderCache = { rawSize: (sc as { rawSize: number }).rawSize, xxh64: (sc as { xxh64: string }).xxh64 };
+  }
   return out;
 }
 
