@@ -14,7 +14,7 @@ describe('shaders on the command line', () => {
     const pak = path.join(dir, 'Saved/Paks/Main.pak');
     const ls = await runCli(['shaders', 'ls', pak, '--json'], { timeoutMs: 120_000 });
     expect(ls.code).toBe(0);
-    const [listed] = JSON.parse(ls.stdout) as Array<{ compiler: string; permutations: Array<{ source: string; entry: string; stage: string; defines: string[] }> }>;
+    const [listed] = (JSON.parse(ls.stdout) as { items: Array<{ compiler: string; permutations: Array<{ source: string; entry: string; stage: string; defines: string[] }> }> }).items;
     expect(listed.compiler).toMatch(/^glslang /);
     expect(listed.permutations.map((p) => `${p.source} ${p.entry} ${p.stage} ${p.defines.join(',')}`).sort()).toEqual([
       '/Game/Shaders/Blur.glsl main compute ',
