@@ -15,7 +15,7 @@ import { buildPackage, hard, prop } from '../src/format/packageBuilder.js';
 import { decodeShaderCache } from '../src/format/shaderCache.js';
 import { SAMPLE_GLOBAL_SHADERS, SAMPLE_LIT_SHADER, SAMPLE_SHADER_FILES } from '../samples/sampleShaders.js';
 
-const LABEL = 54;
+const LABEL = 58;
 const DEFINE_POOL = ['USE_NORMAL_MAP', 'ALPHA_TEST=0.5', 'TINT=0.8', 'FOG', 'WET', 'SNOW', 'DETAIL'];
 
 const g = (n: number) => n.toString(16).padStart(32, '0');
