@@ -8,6 +8,9 @@ export default defineConfig({
     // Tests spawn real watchers, servers and child processes; CI has two cores.
     pool: 'forks',
     maxWorkers: 2,
+    // CI=true switches the CLI to JSON lines; the tests' children must behave the same on a
+    // laptop and in CI, so the suite clears it and the tests that want CI set it themselves.
+    env: { CI: '' },
     reporters: ['default', './test/helpers/summaryReporter.ts'],
   },
 });

@@ -7,18 +7,13 @@
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { errors } from '../src/errors.js';
-import { logLevelFromEnv } from '../src/log/logger.js';
+import { isCi, logLevelFromEnv } from '../src/log/logger.js';
 import { initHash } from '../src/util/hash.js';
 import { configureOutput } from './commandOutput.js';
 import { commands } from './commands.js';
 import { closest } from './didYouMean.js';
 import { isBrokenPipe, reportError } from './reportError.js';
 
-/** CI set to anything but "", "0" or "false" (GitHub, GitLab and most CIs set CI=true). */
-export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
-  const v = env.CI?.trim().toLowerCase();
-  return v !== undefined && v !== '' && v !== '0' && v !== 'false';
-}
 
 /**
  * `| head` closes the pipe early: the rest of the output has nowhere to go, which is not an error.

@@ -15,10 +15,16 @@ export interface LoggerOptions {
   destination?: NodeJS.WritableStream;
 }
 
+/** CI set to anything but "", "0" or "false" (GitHub, GitLab and most CIs set CI=true). */
+export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.CI?.trim().toLowerCase();
+  return v !== undefined && v !== '' && v !== '0' && v !== 'false';
+}
+
 /** True when output should be machine-readable: `--json`, CI, or not a terminal. */
 export function wantsJson(json?: boolean): boolean {
   if (json !== undefined) return json;
-  return Boolean(process.env.CI) || !process.stderr.isTTY;
+  return isCi() || !process.stderr.isTTY;
 }
 
 const LEVELS: readonly pino.LevelWithSilent[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
