@@ -140,15 +140,28 @@ function spawnOnce(exe: string, args: readonly string[], opts: RunChildOptions):
       return;
     }
     const started = performance.now();
-    const child = spawn(exe, args, {
-      cwd: opts.cwd,
-      env: opts.env,
-      // Its own process group (POSIX), so one kill reaches everything it started. On Windows
-      // `detached` would open a console instead: there it is killed alone.
-      detached: process.platform !== 'win32',
-      stdio: [opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
+    // Hooked before the spawn, not after: the child runs from the moment spawn() forks it, and a
+    // Ctrl-C that landed between the fork and a later hook() met Node's default action, so this
+    // process died and left the child's group running (the orphaned `sleep 3000` of the SIGINT
+    // test under load). Hooked first, the signal waits for this synchronous code to finish, by
+    // which time the child is in `live`.
+    hook();
+    let child: ChildProcess;
+    try {
+      child = spawn(exe, args, {
+        cwd: opts.cwd,
+        env: opts.env,
+        // Its own process group (POSIX), so one kill reaches everything it started. On Windows
+        // `detached` would open a console instead: there it is killed alone.
+        detached: process.platform !== 'win32',
+        stdio: [opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
+    } catch (e) {
+      if (live.size === 0) unhook();
+      reject(e);
+      return;
+    }
     let output = '';
     const keepStdout = opts.maxStdoutBytes ?? 0;
     const stdoutParts: Buffer[] = [];
@@ -221,10 +234,7 @@ function spawnOnce(exe: string, args: readonly string[], opts: RunChildOptions):
       child.stderr?.destroy();
       finish(code, signal);
     });
-    if (child.pid !== undefined) {
-      live.add(child);
-      hook();
-    }
+    if (child.pid !== undefined) live.add(child);
   });
 }
 

@@ -93,20 +93,37 @@ describe('runChildRetrying', () => {
   });
 });
 
-/** A Node process that starts a forking, hanging child through runChild, then does `mode`. */
-function startHolder(pidfile: string, mode: 'wait' | 'exit' | 'own-handler') {
+/**
+ * A Node process that starts a forking, hanging child through runChild, then does `mode`.
+ * 'sigint-at-spawn' sends itself SIGINT inside child_process.spawn, once the child has started
+ * its helper: the moment a loaded machine can deschedule the holder between the fork and the
+ * rest of runChild's set-up, when a Ctrl-C once left the group running.
+ */
+function startHolder(pidfile: string, mode: 'wait' | 'exit' | 'own-handler' | 'sigint-at-spawn') {
   const script = path.join(tmp, `holder-${mode}.mjs`);
   fs.writeFileSync(
     script,
-    `import fs from 'node:fs';
-import { runChild } from ${JSON.stringify(pathToFileURL(path.join(REPO, 'src/util/runChild.ts')).href)};
+    `import cp from 'node:child_process';
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 const [pidfile, mode] = process.argv.slice(2);
+const started = () => (fs.existsSync(pidfile) ? fs.readFileSync(pidfile, 'utf8').trim().split('\\n').length : 0) === 2;
+if (mode === 'sigint-at-spawn') {
+  const spawn = cp.spawn;
+  cp.spawn = (...args) => {
+    const child = spawn(...args);
+    while (!started());
+    process.kill(process.pid, 'SIGINT');
+    return child;
+  };
+  syncBuiltinESMExports();
+}
+const { runChild } = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'src/util/runChild.ts')).href)});
 if (mode === 'own-handler') process.on('SIGINT', () => { console.log('handled'); setTimeout(() => process.exit(0), 100); });
 void runChild('/bin/sh', ${JSON.stringify(forkAndHang('PIDFILE'))}.map((a) => a.replaceAll('PIDFILE', pidfile)), { timeoutMs: 600000 });
 if (mode === 'exit') {
   const t = setInterval(() => {
-    const n = fs.existsSync(pidfile) ? fs.readFileSync(pidfile, 'utf8').trim().split('\\n').length : 0;
-    if (n === 2) { clearInterval(t); process.exit(3); }
+    if (started()) { clearInterval(t); process.exit(3); }
   }, 10);
 }
 `,
@@ -147,6 +164,16 @@ describe('children die with the process that started them', () => {
     const end = await exited;
     expect({ code: end.code, signal: end.signal }).toEqual({ code: null, signal: 'SIGINT' });
     const pids = readPids(pidfile);
+    await waitFor(() => pids.every(processGone), 'the children to be gone', 10_000);
+  });
+
+  it('Ctrl-C that lands while runChild is still setting up the child just spawned: the children are killed too', { timeout: 180_000 }, async () => {
+    const pidfile = path.join(tmp, 'sigint-at-spawn.pids');
+    const { exited } = startHolder(pidfile, 'sigint-at-spawn');
+    const end = await exited;
+    expect({ code: end.code, signal: end.signal }).toEqual({ code: null, signal: 'SIGINT' });
+    const pids = readPids(pidfile);
+    expect(pids).toHaveLength(2);
     await waitFor(() => pids.every(processGone), 'the children to be gone', 10_000);
   });
 
