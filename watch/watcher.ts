@@ -54,23 +54,31 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
   };
   const fsw: FSWatcher = watch([...roots], { ignoreInitial: true, ignored, persistent: true, awaitWriteFinish: false, alwaysStat: true });
   let closed = false;
-  const rechecks = new Map<string, NodeJS.Timeout>();
+  // A pending re-stat holds the batcher: idle() must not resolve while it may still push a change.
+  const rechecks = new Map<string, { timer: NodeJS.Timeout; release: () => void }>();
   const identity = (st: Pick<Stats, 'mtimeMs' | 'size' | 'ino'>) => `${st.mtimeMs}:${st.size}:${st.ino}`;
   const recheckLater = (file: string, seen: string) => {
-    clearTimeout(rechecks.get(file));
-    const t = setTimeout(() => {
-      rechecks.delete(file);
-      if (closed) return;
+    const prev = rechecks.get(file);
+    if (prev) clearTimeout(prev.timer);
+    const release = prev?.release ?? opts.batcher.hold();
+    const timer = setTimeout(() => {
+      if (closed) return release();
       fs.stat(file, (err, st) => {
-        if (closed || err) return; // gone: the watcher reports the unlink itself
-        const now = identity(st);
-        if (now === seen) return;
-        opts.batcher.push('change', file);
-        recheckLater(file, now);
+        if (rechecks.get(file)?.timer !== timer) return; // a newer event re-armed it
+        rechecks.delete(file);
+        if (!closed && !err) {
+          // err: gone; the watcher reports the unlink itself.
+          const now = identity(st);
+          if (now !== seen) {
+            opts.batcher.push('change', file);
+            recheckLater(file, now);
+          }
+        }
+        release();
       });
     }, RECHECK_MS);
-    t.unref();
-    rechecks.set(file, t);
+    timer.unref();
+    rechecks.set(file, { timer, release });
   };
   const onWrite = (event: 'add' | 'change') => (file: string, stats?: Stats) => {
     opts.batcher.push(event, file);
@@ -88,7 +96,10 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
     close: () =>
       (closing ??= (async () => {
         closed = true;
-        for (const t of rechecks.values()) clearTimeout(t);
+        for (const r of rechecks.values()) {
+          clearTimeout(r.timer);
+          r.release();
+        }
         rechecks.clear();
         await fsw.close();
       })()),

@@ -48,6 +48,21 @@ describe('ChangeBatcher', () => {
     ]);
   });
 
+  it('is not idle while something holds it, and a release can push the last change first', async () => {
+    const batches: ChangeBatch[] = [];
+    const b = new ChangeBatcher({ debounceMs: 5, handler: async (x) => void batches.push(x) });
+    const release = b.hold();
+    let idle = false;
+    const waiting = b.idle().then(() => (idle = true));
+    await sleep(30);
+    expect(idle).toBe(false);
+    b.push('change', '/p/A.lasset');
+    release();
+    release(); // twice is harmless
+    await waiting;
+    expect(batches.map((x) => x.changes)).toEqual([[{ file: normalizePath('/p/A.lasset'), kind: 'update' }]]);
+  });
+
   it('holds events that arrive during a batch for the next one, never running two at once', async () => {
     const batches: ChangeBatch[] = [];
     let release!: () => void;
@@ -136,11 +151,6 @@ describe('watchMounts + ChangeBatcher on real files', () => {
   });
 
   /** Wait out the watcher's re-stat window and the debounce, then for the batch to finish. */
-  async function settle(batcher: ChangeBatcher): Promise<void> {
-    await sleep(150);
-    await batcher.idle();
-  }
-
   /** Merge every change seen since `from` per file: the net effect the daemon acts on. */
   function netSince(batches: ChangeBatch[], from: number): Record<string, ChangeKind> {
     const net = new Map<string, ChangeKind>();
@@ -177,8 +187,8 @@ describe('watchMounts + ChangeBatcher on real files', () => {
     let mark = batches.length;
     await fsp.writeFile(path.join(content, 'Maps', 'Main.lasset'), 'v2');
     await waitFor(() => batches.length > mark, 'update');
-    // An in-place write may be seen mid-write and again by the re-stat: let that settle.
-    await settle(batcher);
+    // An in-place write may be seen mid-write and again by the re-stat; idle() waits for the re-stat.
+    await batcher.idle();
     expect(netSince(batches, mark)).toEqual({ 'Content/Maps/Main.lasset': 'update' });
 
     mark = batches.length;
