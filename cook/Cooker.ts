@@ -260,7 +260,7 @@ export class Cooker {
     if (!registry) {
       bus.emit({ type: 'START', phase: 'scan' });
       const t0 = performance.now();
-      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log });
+      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log, onProgress: (p) => bus.emit({ type: 'SCAN_PROGRESS', ...p }) });
       registry = opened.registry;
       // Severities are decided by the cook, which knows what the roots reach (see classifyScanProblems).
       scanProblems.push(...opened.problems);

@@ -5,7 +5,7 @@
 import type { ProjectConfig } from '../config/index.js';
 import type { ErrorCode, LuminaLog } from '../src/errors.js';
 import type { Logger } from '../src/log/logger.js';
-import { AssetRegistry } from '../src/registry/AssetRegistry.js';
+import { AssetRegistry, type ScanProgress } from '../src/registry/AssetRegistry.js';
 import type { ScanResult } from '../src/registry/types.js';
 
 export interface OpenedRegistry {
@@ -16,10 +16,13 @@ export interface OpenedRegistry {
 }
 
 /** Open and scan. `mintSidecars` is false under --ci: nothing is written into the source tree. */
-export async function openProjectRegistry(config: ProjectConfig, opts: { mintSidecars: boolean; log?: Logger }): Promise<OpenedRegistry> {
+export async function openProjectRegistry(
+  config: ProjectConfig,
+  opts: { mintSidecars: boolean; log?: Logger; onProgress?: (p: ScanProgress) => void },
+): Promise<OpenedRegistry> {
   // The cook reports scan problems itself, with --ci deciding their severity.
   const registry = await AssetRegistry.open({ config, log: opts.log, mintSidecars: opts.mintSidecars, logProblems: false });
-  const scan = await registry.scan();
+  const scan = await registry.scan({ onProgress: opts.onProgress });
   const problems = scan.problems.map((p) => {
     const l: LuminaLog & { severity: 'error' | 'warning' } = { code: p.code as ErrorCode, message: p.message, severity: p.severity ?? 'error' };
     if (p.file !== undefined) l.file = p.file;

@@ -6,6 +6,8 @@ import type { LuminaLog } from '../errors.js';
 
 export type ProgressEvent =
   | { type: 'START'; phase: 'scan' | 'cook' | 'pak' | 'patch'; total?: number }
+  /** During a scan (at most every 100 ms): files found, how many need reading, how many are read. */
+  | { type: 'SCAN_PROGRESS'; files: number; toRead: number; read: number }
   | { type: 'SCAN_END'; assets: number; read: number; cached: number; removed: number; ms: number }
   | { type: 'COOK_START'; asset: string; file: string }
   | {

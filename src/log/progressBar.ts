@@ -44,6 +44,7 @@ export class ProgressBar {
   private done = 0;
   private cached = 0;
   private paksTotal = 0;
+  private scan: { files: number; toRead: number; read: number } | undefined;
   private paksDone = 0;
   /** Asset → when it started; Map keeps start order, so the first is the oldest. */
   private readonly inFlight = new Map<string, number>();
@@ -75,6 +76,10 @@ export class ProgressBar {
       case 'START':
         if (e.phase === 'scan' || e.phase === 'cook' || e.phase === 'pak') this.enter(e.phase, now, e.total ?? 0);
         break;
+      case 'SCAN_PROGRESS':
+        this.scan = { files: e.files, toRead: e.toRead, read: e.read };
+        this.draw();
+        break;
       case 'COOK_START':
         this.inFlight.set(e.asset, now);
         this.draw();
@@ -102,6 +107,7 @@ export class ProgressBar {
   private enter(phase: Phase, now: number, total: number): void {
     this.phase = phase;
     this.phaseStart = now;
+    if (phase === 'scan') this.scan = undefined;
     if (phase === 'cook') {
       this.total = total;
       this.done = 0;
@@ -137,7 +143,12 @@ export class ProgressBar {
   line(): string {
     const now = this.now();
     const elapsed = formatDuration(now - this.phaseStart);
-    if (this.phase === 'scan') return `scanning the project... ${elapsed}`;
+    if (this.phase === 'scan') {
+      const s = this.scan;
+      if (!s) return `scanning the project... ${elapsed}`;
+      // A warm scan reads only what changed since the registry cache: say both numbers.
+      return `scanning the project: ${s.files} files, reading ${s.read}/${s.toRead} changed... ${elapsed}`;
+    }
     if (this.phase === 'pak') return `writing paks ${this.paksDone}/${this.paksTotal}... ${elapsed}`;
     if (this.phase !== 'cook') return '';
     const width = Math.max(10, Math.min(30, (this.stream.columns || 80) - 60));

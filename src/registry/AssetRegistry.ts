@@ -53,6 +53,13 @@ export interface RegistryOptions {
   keepLastGood?: boolean;
 }
 
+/** How far a scan is: files the walk found, how many of them it reads, how many it has read. */
+export interface ScanProgress {
+  files: number;
+  toRead: number;
+  read: number;
+}
+
 /** One notification per batch (a `scan` or `updateFiles` call): GUIDs, each list sorted. */
 export interface RegistryChange {
   added: string[];
@@ -224,9 +231,12 @@ export class AssetRegistry {
 
   // ---- scanning ----
 
-  /** A full incremental pass over every content mount. */
-  async scan(): Promise<ScanResult> {
-    const { result, change } = await this.mutex.run(() => this.doScan());
+  /**
+   * A full incremental pass over every content mount. `onProgress` hears how many files the walk
+   * found and how many of those it reads (changed or new), at most every 100 ms and once at the end.
+   */
+  async scan(opts: { onProgress?: (p: ScanProgress) => void } = {}): Promise<ScanResult> {
+    const { result, change } = await this.mutex.run(() => this.doScan(opts.onProgress));
     this.notify(change);
     return result;
   }
@@ -327,7 +337,7 @@ export class AssetRegistry {
     return { assets: 0, read: 0, cached: 0, rehashed: 0, removed: 0, problems, ms: 0 };
   }
 
-  private async doScan(): Promise<{ result: ScanResult; change: RegistryChange }> {
+  private async doScan(onProgress?: (p: ScanProgress) => void): Promise<{ result: ScanResult; change: RegistryChange }> {
     const t0 = performance.now();
     const result = this.newResult();
     const gen = ++this.gen;
@@ -339,7 +349,7 @@ export class AssetRegistry {
         onProblem: (p) => this.warn(result.problems, this.problemOf(p.error, p.file)),
       });
     }
-    const batch = await this.process(walked, result, gen);
+    const batch = await this.process(walked, result, gen, onProgress);
     // Reap: cache entries under a walked mount that this walk did not see. Entries elsewhere
     // (a disabled plugin's content) are kept, and stay out of the registry.
     for (const [file, e] of this.entries) {
@@ -437,9 +447,17 @@ export class AssetRegistry {
    * moved but the size did not, a full read otherwise. A file that fails is dropped from the cache
    * and reported; the rest go on. Every file handled is marked with `gen`.
    */
-  private async process(files: WalkedFile[], result: ScanResult, gen: number): Promise<Batch> {
+  private async process(files: WalkedFile[], result: ScanResult, gen: number, onProgress?: (p: ScanProgress) => void): Promise<Batch> {
     const batch: Batch = { upserts: [], removals: [] };
     const queue = new PQueue({ concurrency: this.concurrency });
+    const progress = { files: files.length, toRead: 0, read: 0 };
+    let lastReport = 0;
+    const report = (force = false) => {
+      const now = performance.now();
+      if (!onProgress || (!force && now - lastReport < 100)) return;
+      lastReport = now;
+      onProgress({ ...progress });
+    };
     for (const f of files) {
       const entry = this.entries.get(f.file);
       // Same file, alias and mount folder means the same virtual path.
@@ -455,6 +473,7 @@ export class AssetRegistry {
         }
         continue;
       }
+      progress.toRead++;
       void queue.add(async () => {
         try {
           if (samePlace && sameSidecar && entry.size === f.size && (await hashWholeFile(f.file, f.size)) === thawRecord(entry).hash) {
@@ -523,10 +542,15 @@ export class AssetRegistry {
             if (old.live) batch.removals.push(old);
           }
           this.warn(result.problems, this.problemOf(e, f.file));
+        } finally {
+          progress.read++;
+          report();
         }
       });
     }
+    report(true);
     await queue.onIdle();
+    report(true);
     return batch;
   }
 

@@ -27,6 +27,8 @@ describe('ProgressBar', () => {
     now = 1500;
     bus.emit({ type: 'COOK_START', asset: '/x', file: '/x' }); // ignored outside a cook: no crash
     expect(bar.line()).toBe('scanning the project... 1.5 s');
+    bus.emit({ type: 'SCAN_PROGRESS', files: 20000, toRead: 300, read: 120 });
+    expect(bar.line()).toBe('scanning the project: 20000 files, reading 120/300 changed... 1.5 s');
     bus.emit({ type: 'END', phase: 'scan', ms: 1500, ok: true });
     expect(shown(t)).toBe('');
 

@@ -60,6 +60,18 @@ describe('discovery', () => {
     expect(reg.all().map((a) => a.guid)).toEqual([g(1), g(2), g(3), g(4)]);
   });
 
+  it('reports scan progress: files found, how many it reads, how many are read; a warm scan reads none', async () => {
+    for (let i = 1; i <= 5; i++) p.pkg(`Content/A${i}.lasset`, g(i));
+    const seen: { files: number; toRead: number; read: number }[] = [];
+    const reg = await open();
+    await reg.scan({ onProgress: (x) => seen.push(x) });
+    expect(seen[0]).toEqual({ files: 5, toRead: 5, read: expect.any(Number) });
+    expect(seen.at(-1)).toEqual({ files: 5, toRead: 5, read: 5 });
+    const warm: typeof seen = [];
+    await (await open()).scan({ onProgress: (x) => warm.push(x) });
+    expect(warm.at(-1)).toEqual({ files: 5, toRead: 0, read: 0 });
+  });
+
   it('reports a corrupt package and a package without an asset export as one problem each, naming the file, and scans the rest', async () => {
     p.pkg('Content/A.lasset', g(1));
     const bad = p.write('Content/Broken.lasset', 'definitely not a package, but long enough for a header..........');
