@@ -198,7 +198,7 @@ export class Cooker {
   /** Problems found while opening (cache): reported by the next full cook. */
   private pending: CookProblem[] = [];
   /** The open's scan problems, severity 'error' for content problems and 'warning' for a rebuilt cache; the cook decides. */
-  private scanProblems: CookProblem[] = [];
+  private scanProblems: Array<CookProblem & { guid?: string }> = [];
   private scanMs = 0;
   private lock: ProjectLock | undefined;
   /** Publishes in flight to the store. */
@@ -254,7 +254,7 @@ export class Cooker {
     await sweepTempFiles(config.paksDir);
     await sweepTempFiles(config.intermediatesDir);
 
-    const scanProblems: CookProblem[] = [];
+    const scanProblems: Array<CookProblem & { guid?: string }> = [];
     let registry = opts.registry;
     let scanMs = 0;
     if (!registry) {
@@ -439,9 +439,13 @@ export class Cooker {
     const scanProblems = this.scanProblems;
     this.scanProblems = [];
     const rootFiles = new Set(plan.missingRoots.flatMap((r) => rootFileCandidates(config, r)));
+    // A package that cannot be read leaves its GUID unknown, so the referrer's error is all the
+    // roots see: name the broken file there, exactly when the registry knew its GUID, else as a lead.
+    const hardMissing = new Set(plan.missing.filter((m) => m.type === DependencyType.Hard).map((m) => m.guid));
     for (const p of scanProblems) {
-      const severity = p.severity === 'warning' ? 'warning' : p.file !== undefined && (rootFiles.has(path.resolve(p.file)) || unreadableText(p)) ? 'error' : ciSeverity;
-      const { severity: _, ...log } = p;
+      const reached = p.guid !== undefined && hardMissing.has(p.guid);
+      const severity = p.severity === 'warning' && !reached ? 'warning' : reached || (p.file !== undefined && (rootFiles.has(path.resolve(p.file)) || unreadableText(p))) ? 'error' : ciSeverity;
+      const { severity: _, guid: __, ...log } = p;
       this.report(log, severity, problems);
     }
     for (const m of plan.missingRoots) {
@@ -450,8 +454,16 @@ export class Cooker {
       this.report(unreadable ? { ...e.toLog(), hint: 'its file is there but cannot be read (see the error naming it)' } : e, unreadable ? 'error' : ciSeverity, problems);
     }
     if (plan.rootCount === 0) throw errors.cookNoRoots(config.configFile);
+    const unreadablePackages = scanProblems.filter((p) => p.file !== undefined && /\.lasset$/i.test(p.file) && p.code !== 'DUPLICATE_GUID');
     for (const m of plan.missing) {
-      this.report(errors.dependencyMissing(m.referrer.file, m.guid), m.type === DependencyType.Hard ? 'error' : ciSeverity, problems);
+      const e = errors.dependencyMissing(m.referrer.file, m.guid).toLog();
+      const had = scanProblems.find((p) => p.guid === m.guid);
+      if (had) e.hint = `the package that had it cannot be read: ${had.file} (${had.code})`;
+      else if (unreadablePackages.length) {
+        const names = unreadablePackages.slice(0, 3).map((p) => p.file).join(', ');
+        e.hint = `it may be in a package that cannot be read: ${names}${unreadablePackages.length > 3 ? ` and ${unreadablePackages.length - 3} more` : ''}`;
+      }
+      this.report(e, m.type === DependencyType.Hard ? 'error' : ciSeverity, problems);
     }
     for (const c of primaryNameClashes(this.registry, config)) {
       for (const r of c.records.slice(1)) this.report(errors.primaryNameDuplicate(r.file, c.name, c.records[0].packagePath), ciSeverity, problems);

@@ -12,7 +12,7 @@ export interface OpenedRegistry {
   registry: AssetRegistry;
   scan: ScanResult;
   /** Scan problems (corrupt packages, missing sidecars, duplicate GUIDs) with their severity. */
-  problems: Array<LuminaLog & { severity: 'error' | 'warning' }>;
+  problems: Array<LuminaLog & { severity: 'error' | 'warning'; guid?: string }>;
 }
 
 /** Open and scan. `mintSidecars` is false under --ci: nothing is written into the source tree. */
@@ -24,7 +24,8 @@ export async function openProjectRegistry(
   const registry = await AssetRegistry.open({ config, log: opts.log, mintSidecars: opts.mintSidecars, logProblems: false });
   const scan = await registry.scan({ onProgress: opts.onProgress });
   const problems = scan.problems.map((p) => {
-    const l: LuminaLog & { severity: 'error' | 'warning' } = { code: p.code as ErrorCode, message: p.message, severity: p.severity ?? 'error' };
+    const l: OpenedRegistry['problems'][number] = { code: p.code as ErrorCode, message: p.message, severity: p.severity ?? 'error' };
+    if (p.guid !== undefined) l.guid = p.guid;
     if (p.file !== undefined) l.file = p.file;
     if (p.hint !== undefined) l.hint = p.hint;
     return l;

@@ -55,7 +55,11 @@ export function formatSummary(s: CookSummary): string {
       `${errorsN || warningsN ? `; ${errorsN} errors, ${warningsN} warnings` : ''}`,
   ];
   // Each error with its file, so a failed cook says what to fix without scrolling the log.
-  for (const p of s.problems) if (p.severity === 'error') lines.push(`  error ${p.code}${p.file ? ` ${p.file}` : ''}${p.field ? ` (${p.field})` : ''}: ${p.message}`);
+  for (const p of s.problems) {
+    if (p.severity !== 'error') continue;
+    lines.push(`  error ${p.code}${p.file ? ` ${p.file}` : ''}${p.field ? ` (${p.field})` : ''}: ${p.message}`);
+    if (p.hint) lines.push(`    hint: ${p.hint}`);
+  }
   if (!s.ok) lines.push('  the paks were not written: the last good ones are untouched');
   const r = s.remoteCache;
   if (r) {

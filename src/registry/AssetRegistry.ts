@@ -536,12 +536,14 @@ export class AssetRegistry {
             this.warn(result.problems, p);
             return;
           }
+          const p = this.problemOf(e, f.file);
           if (old) {
             this.entries.delete(f.file);
             this.dirty = true;
             if (old.live) batch.removals.push(old);
+            p.guid = old.guid;
           }
-          this.warn(result.problems, this.problemOf(e, f.file));
+          this.warn(result.problems, p);
         } finally {
           progress.read++;
           report();

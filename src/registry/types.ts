@@ -45,6 +45,8 @@ export interface ScanProblem {
   /** 'warning' when only time is lost (an unusable cache was rebuilt); 'error' for a content problem. */
   severity?: 'error' | 'warning';
   hint?: string;
+  /** The GUID the file had at its last good read, when the registry knew it (so a cook can say which reference it breaks). */
+  guid?: string;
 }
 
 export interface ScanResult {

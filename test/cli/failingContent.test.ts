@@ -63,16 +63,17 @@ describe('content the roots reach that cannot be read fails the cook', () => {
 
     const r = await runCli(['cook', '--project', dir, '--json']);
     expect(r.code).toBe(1);
-    const s = JSON.parse(r.stdout) as { ok: boolean; problems: Array<{ code: string; file?: string; severity: string }> };
+    const s = JSON.parse(r.stdout) as { ok: boolean; problems: Array<{ code: string; file?: string; severity: string; hint?: string }> };
     expect(s.ok).toBe(false);
-    const errs = s.problems.filter((p) => p.severity === 'error').map((p) => ({ code: p.code, file: p.file && path.relative(dir, p.file) }));
-    // Both maps that place a crate hard-import it.
+    const errs = s.problems.filter((p) => p.severity === 'error').map((p) => ({ code: p.code, file: p.file && path.relative(dir, p.file), hint: p.hint }));
+    // The truncated file is an error itself (the registry knew its GUID from the last cook, and
+    // the roots reach it), and both maps that hard-import it say which file broke the reference.
+    const had = `the package that had it cannot be read: ${crate} (PACKAGE_TRUNCATED)`;
     expect(errs).toEqual([
-      { code: 'DEPENDENCY_MISSING', file: path.join('Content', 'Maps', 'Main.lasset') },
-      { code: 'DEPENDENCY_MISSING', file: path.join('Content', 'Maps', 'Main_Streaming.lasset') },
+      { code: 'PACKAGE_TRUNCATED', file: path.join('Content', 'Meshes', 'Crate.lasset'), hint: undefined },
+      { code: 'DEPENDENCY_MISSING', file: path.join('Content', 'Maps', 'Main.lasset'), hint: had },
+      { code: 'DEPENDENCY_MISSING', file: path.join('Content', 'Maps', 'Main_Streaming.lasset'), hint: had },
     ]);
-    // The truncated file itself is named too.
-    expect(s.problems).toContainEqual(expect.objectContaining({ code: 'PACKAGE_TRUNCATED', file: crate }));
     expect(await readPaks(dir)).toEqual(paks);
 
     // Fixed: nothing is new work; the failed cook swept no output of what it could not reach.
@@ -80,5 +81,18 @@ describe('content the roots reach that cannot be read fails the cook', () => {
     const fixed = await cookProject({ projectDir: dir });
     expect(fixed).toMatchObject({ ok: true, cooked: 0, cached: assets });
     expect(fixed.paks.find((p) => p.chunk === 'Main')!.entries).toBe(21);
+  }, 60_000);
+
+  it('a mesh broken before any cook: its GUID is unknown, so the missing reference names it as the likely cause', async () => {
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'lumina-failing-'));
+    dirs.push(dir);
+    await fsp.cp(path.join(REPO, 'samples/project'), dir, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)([\\/]|$)/.test(src) });
+    const crate = path.join(dir, 'Content/Meshes/Crate.lasset');
+    await fsp.truncate(crate, 40);
+    const s = await cookProject({ projectDir: dir });
+    expect(s.ok).toBe(false);
+    const missing = s.problems.filter((p) => p.code === 'DEPENDENCY_MISSING');
+    expect(missing.length).toBeGreaterThan(0);
+    for (const m of missing) expect(m.hint).toBe(`it may be in a package that cannot be read: ${crate}`);
   }, 60_000);
 });
