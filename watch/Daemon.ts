@@ -170,7 +170,9 @@ export class Daemon {
     try {
       await sweepProject(config, this.log);
       // A file that turns corrupt keeps shipping its last good version while the error is shown.
-      const registry = await AssetRegistry.open({ config, log: this.log, mintSidecars: true, autoSave: false, keepLastGood: true });
+      // autoSave: each batch appends one small journal frame to the registry cache (its changes),
+      // so a kill loses no finished batch and no batch rewrites the whole cache.
+      const registry = await AssetRegistry.open({ config, log: this.log, mintSidecars: true, autoSave: true, keepLastGood: true });
       const batcher = new ChangeBatcher({
         debounceMs: this.opts.debounceMs ?? config.watch.debounceMs,
         log: this.log,
@@ -207,6 +209,7 @@ export class Daemon {
     } catch (e) {
       await session?.watcher?.close().catch(() => {});
       await session?.batcher.close(0).catch(() => false);
+      session?.registry?.close();
       session?.cooker?.close();
       lock.release();
       throw e;
@@ -251,7 +254,7 @@ export class Daemon {
         // A save under a Shaders/ folder re-cooks the permutations it reaches (the shader cache keys say which).
         const shadersChanged = [...batch.changes.map((c) => c.file), ...batch.removedDirs].some((f) => s.cooker.shaders.isShaderPath(f));
         const r = await s.cook.runBatch(change, { shadersChanged });
-        // No registry cache write here: it is advisory and 5 MB at 50k assets (see fullCook).
+        // The registry cache was journaled by updateFiles (one frame with this batch's changes).
         summary = { changed: change.added.length + change.changed.length, removed: change.removed.length, cooked: r.cooked };
         ok = r.failed.length === 0;
         this.log.info({ batch: batch.seq, files: batch.changes.length, ...summary, devPak: r.devPakWritten, ms: Math.round(performance.now() - t0) }, 'batch done');
@@ -327,8 +330,7 @@ export class Daemon {
       // Only a cook that wrote the paks makes the dev pak redundant (the cook removed its file).
       s.cook.reset();
       if (ok) await s.cook.devPak.clear();
-      // The registry cache is advisory (a stale one costs re-reads on the next start, never a wrong
-      // answer), so batches do not rewrite it; it is saved here, when the daemon goes idle, and at stop.
+      // Batches journal the registry cache as they go; anything a scan left unsaved is saved here.
       await s.registry.save().catch((e: unknown) => this.log.warn({ err: e }, 'registry cache not saved'));
     } catch (e) {
       const log = isLuminaError(e) ? e.toLog() : ({ code: 'COOK_FAILED', message: String((e as Error)?.message ?? e) } as LuminaLog);
@@ -387,6 +389,7 @@ export class Daemon {
     await old.batcher.close(this.opts.shutdownTimeoutMs ?? 10_000);
     await this.chain;
     await old.registry.save().catch(() => {});
+    old.registry.close();
     old.cooker?.close();
     old.lock.release();
     this.state = 'starting';
@@ -415,6 +418,7 @@ export class Daemon {
         }
         if (finished) {
           await s.registry.save().catch(() => {});
+          s.registry.close();
           s.cooker?.close();
         }
         s.lock.release();

@@ -19,7 +19,8 @@ import { decodeNativeTail } from '../../src/format/nativeTail.js';
 import { decodeExportForDisplay, exportContext, parsePackage } from '../../src/format/packageReader.js';
 import { formatProperty, jsonReplacer, propertiesToJson, type RefNames } from '../../src/format/propertyText.js';
 import { AssetFlags, ObjectFlags, type LoadedPackage, type Property, type UndecodedProperty } from '../../src/format/packageTypes.js';
-import { CACHE_FILE_NAME as REGISTRY_CACHE, decodeRegistryCache, thawRecord } from '../../src/registry/registryCache.js';
+import { CACHE_FILE_NAME as REGISTRY_CACHE, thawRecord } from '../../src/registry/registryCache.js';
+import { readCacheEntries } from '../../src/registry/registryJournal.js';
 import { ClassSchemas } from '../../src/schemas/classSchemas.js';
 import { loadSchemas } from '../../src/schemas/loadSchemas.js';
 import { asLuminaError, errors, isLuminaError, type LuminaLog } from '../../src/errors.js';
@@ -65,14 +66,9 @@ function findProject(file: string): string | undefined {
 /** Import GUID -> object path from the registry cache; empty when there is none or it cannot be read. */
 function readImportPaths(registryFile: string): Map<string, string> {
   const out = new Map<string, string>();
-  let bytes: Buffer;
   try {
-    bytes = fs.readFileSync(registryFile);
-  } catch {
-    return out;
-  }
-  try {
-    for (const e of decodeRegistryCache(bytes, registryFile)) {
+    // The snapshot plus the journal: a daemon's recent batches are only in the journal.
+    for (const e of readCacheEntries(registryFile)) {
       const r = thawRecord(e);
       out.set(r.guid, r.kind === 'package' ? `${r.packagePath}.${r.name}` : r.virtualPath);
     }

@@ -9,6 +9,11 @@
  * - Two files with one GUID: the file whose absolute path sorts first (plain string order) is the
  *   asset, the other is left out and reported as DUPLICATE_GUID naming both. Path order, not
  *   discovery order, so every run and every machine with the same tree picks the same file.
+ * - The cache is a snapshot (registryCache.ts) plus a journal (registryJournal.ts): a call that
+ *   changed something appends one frame with just those entries, and the snapshot is rewritten
+ *   only when there is none or the journal has grown past a quarter of it. The cache is only ever
+ *   a stat cache (each entry is the record of the file as it was at that mtime and size), so a
+ *   lost or partial cache costs reads, never a wrong answer.
  * - Calls are serialized by a mutex; `onChange` listeners get one notification per call that
  *   changed something, after the state is consistent and after the mutex is released.
  */
@@ -26,6 +31,7 @@ import { Vfs } from '../vfs/Vfs.js';
 import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
 import { CACHE_FILE_NAME, decodeRegistryCache, encodeRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
+import { encodeJournalFrame, JOURNAL_FILE_NAME, readJournal } from './registryJournal.js';
 import type { AssetDependency, AssetRecord, ScanProblem, ScanResult } from './types.js';
 import { assetKindOf, SIDECAR_EXT, statOrNull, walkMount, type FileStat, type WalkedFile } from './walkMount.js';
 
@@ -36,7 +42,10 @@ export interface RegistryOptions {
   mintSidecars?: boolean;
   /** Default `<intermediatesDir>/AssetRegistry.assetdb`. */
   cacheFile?: string;
-  /** Write the cache at the end of every call that changed it. Default true. */
+  /**
+   * Save the cache at the end of every call that changed it: one journal frame with what changed
+   * (the snapshot is rewritten only once the journal has grown, see `save`). Default true.
+   */
   autoSave?: boolean;
   /** Files read at once. Default 32. */
   concurrency?: number;
@@ -107,6 +116,8 @@ export class AssetRegistry {
   /** The project's mounts (content mounts from the config, plus /Intermediates). Read it; do not mount on it. */
   readonly vfs = new Vfs();
   readonly cacheFile: string;
+  /** What changed since the snapshot `cacheFile` was written, one frame per batch (registryJournal.ts). */
+  readonly journalFile: string;
   /** Whether the cache was loaded, absent, or unusable and rebuilt (with a warning). */
   cacheStatus: CacheStatus = 'missing';
 
@@ -131,7 +142,13 @@ export class AssetRegistry {
   /** Bumped per batch; an entry seen in this batch carries the current value. */
   private gen = 0;
   private idx: Indexes | null = null;
-  private dirty = false;
+  /** Files whose cache entry changed (or went) since the cache was last saved. */
+  private readonly unsaved = new Set<string>();
+  /** The snapshot on disk is missing or unusable: the next save writes it whole. */
+  private needsSnapshot = true;
+  /** Entries (upserts and deletes) in the journal now: what the next snapshot would fold. */
+  private journalOps = 0;
+  private journalFd: number | undefined;
   private pendingProblems: ScanProblem[] = [];
 
   private constructor(readonly config: ProjectConfig, opts: RegistryOptions) {
@@ -142,6 +159,7 @@ export class AssetRegistry {
     this.logProblems = opts.logProblems ?? true;
     this.keepLastGood = opts.keepLastGood ?? false;
     this.cacheFile = opts.cacheFile ?? path.join(config.intermediatesDir, CACHE_FILE_NAME);
+    this.journalFile = path.join(path.dirname(this.cacheFile), JOURNAL_FILE_NAME);
     for (const m of config.mounts) this.vfs.mount(m.alias, m.dir);
     this.content = this.vfs.mounts();
     this.vfs.mount('/Intermediates', config.intermediatesDir);
@@ -253,35 +271,95 @@ export class AssetRegistry {
     return { ...result, change };
   }
 
-  /** Write the cache atomically. Throws IO_FAILED; scan and updateFiles turn that into a warning. */
+  /**
+   * Save what changed since the last save: a journal frame, or the whole snapshot (atomically, then
+   * the journal is emptied) when there is none yet or the journal has grown past a quarter of the
+   * cache. Throws IO_FAILED; scan and updateFiles turn that into a warning.
+   */
   async save(): Promise<void> {
-    await this.mutex.run(() => this.writeCache());
+    await this.mutex.run(() => this.persist(false));
+  }
+
+  /** Rewrite the snapshot whole and empty the journal. */
+  async compact(): Promise<void> {
+    await this.mutex.run(() => this.persist(true));
+  }
+
+  /** Close the journal's file handle (what was appended stays). The registry stays usable. */
+  close(): void {
+    if (this.journalFd !== undefined) fs.closeSync(this.journalFd);
+    this.journalFd = undefined;
   }
 
   // ---- internals ----
 
   private async loadCache(): Promise<void> {
-    let bytes: Buffer;
+    let bytes: Buffer | undefined;
     try {
       bytes = await fsp.readFile(this.cacheFile);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-      this.cacheUnusable(errors.cacheInvalid(this.cacheFile, `cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`));
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.cacheUnusable(errors.cacheInvalid(this.cacheFile, `cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`));
+        return;
+      }
+    }
+    if (bytes) {
+      try {
+        for (const e of decodeRegistryCache(bytes, this.cacheFile)) this.entries.set(e.file, e);
+        this.cacheStatus = 'loaded';
+        this.needsSnapshot = false;
+      } catch (e) {
+        this.entries.clear();
+        this.cacheUnusable(isLuminaError(e) ? e : errors.cacheInvalid(this.cacheFile, String(e)));
+        return;
+      }
+    }
+    this.replayJournal();
+    await this.sweepOldTemps();
+  }
+
+  /**
+   * Fold the journal into the loaded entries. A torn or damaged tail (a kill mid-append) is a
+   * warning: the frames before it are kept, the tail is cut off so the next append follows a whole
+   * frame, and the files it named are read again.
+   */
+  private replayJournal(): void {
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(this.journalFile);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.dropJournal(`cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`);
       return;
     }
-    try {
-      for (const e of decodeRegistryCache(bytes, this.cacheFile)) this.entries.set(e.file, e);
-      this.cacheStatus = 'loaded';
-    } catch (e) {
-      this.entries.clear();
-      this.cacheUnusable(isLuminaError(e) ? e : errors.cacheInvalid(this.cacheFile, String(e)));
+    const read = readJournal(bytes, this.journalFile);
+    for (const f of read.frames) {
+      for (const e of f.upserts) this.entries.set(e.file, e);
+      for (const file of f.deletes) this.entries.delete(file);
+      this.journalOps += f.upserts.length + f.deletes.length;
     }
-    await this.sweepOldTemps();
+    if (read.frames.length > 0 && this.cacheStatus === 'missing') this.cacheStatus = 'loaded';
+    if (read.tail === undefined) return;
+    const p: ScanProblem = { code: 'CACHE_INVALID', message: `cache journal has a torn tail (a run was killed while writing it): ${read.tail}`, file: this.journalFile, severity: 'warning' };
+    this.log.warn({ code: p.code, file: p.file }, p.message);
+    this.pendingProblems.push(p);
+    try {
+      fs.truncateSync(this.journalFile, read.goodBytes);
+    } catch (e) {
+      this.dropJournal(`cannot be cut back to its last whole frame (${(e as NodeJS.ErrnoException).code ?? e})`);
+    }
+  }
+
+  /** Give up on the journal: what it held is read again, and the next save writes a whole snapshot. */
+  private dropJournal(why: string): void {
+    this.log.warn({ code: 'CACHE_INVALID', file: this.journalFile }, `cache journal ${why}; it is rewritten`);
+    this.needsSnapshot = true;
+    this.journalOps = 0;
   }
 
   private cacheUnusable(e: LuminaLog): void {
     this.cacheStatus = 'rebuilt';
-    this.dirty = true;
+    // The journal continues the snapshot that was thrown away; the next save rewrites both.
+    this.needsSnapshot = true;
     const p: ScanProblem = { code: e.code, message: `${e.message}; rebuilding it`, file: e.file, severity: 'warning' };
     this.log.warn({ code: p.code, file: p.file }, p.message);
     this.pendingProblems.push(p);
@@ -300,16 +378,59 @@ export class AssetRegistry {
     }
   }
 
-  private async writeCache(): Promise<void> {
+  /** Save what changed (see `save`); `snapshot` forces a whole rewrite. Call inside the mutex. */
+  private async persist(snapshot: boolean): Promise<void> {
+    if (!snapshot && !this.needsSnapshot && this.unsaved.size === 0) return;
+    const fold = snapshot || this.needsSnapshot || this.journalOps + this.unsaved.size > Math.max(1024, this.entries.size / 4);
+    if (fold) await this.writeSnapshot();
+    else this.appendFrame();
+  }
+
+  private async writeSnapshot(): Promise<void> {
     const records = [...this.entries.values()].map((e) => ({ record: thawRecord(e), sidecar: e.sidecar }));
     await writeFileAtomic(this.cacheFile, encodeRegistryCache(records));
-    this.dirty = false;
+    this.unsaved.clear();
+    this.needsSnapshot = false;
+    // The snapshot holds everything the journal did; replaying it over the snapshot would be harmless.
+    try {
+      if (this.journalFd !== undefined) fs.ftruncateSync(this.journalFd, 0);
+      else fs.rmSync(this.journalFile, { force: true });
+      this.journalOps = 0;
+    } catch (e) {
+      throw errors.ioFailed(this.journalFile, 'truncate', e);
+    }
+  }
+
+  /** One frame for everything unsaved: synchronous, so it is in the page cache before the call returns. */
+  private appendFrame(): void {
+    const upserts = [];
+    const deletes: string[] = [];
+    for (const file of this.unsaved) {
+      const e = this.entries.get(file);
+      if (e) upserts.push({ record: thawRecord(e), sidecar: e.sidecar });
+      else deletes.push(file);
+    }
+    const frame = encodeJournalFrame(upserts, deletes);
+    try {
+      if (this.journalFd === undefined) {
+        fs.mkdirSync(path.dirname(this.journalFile), { recursive: true });
+        this.journalFd = fs.openSync(this.journalFile, 'a');
+      }
+      let at = 0;
+      while (at < frame.byteLength) at += fs.writeSync(this.journalFd, frame, at);
+    } catch (e) {
+      // Part of a frame may be there: the next save starts over with a whole snapshot.
+      this.needsSnapshot = true;
+      throw errors.ioFailed(this.journalFile, 'write', e);
+    }
+    this.journalOps += upserts.length + deletes.length;
+    this.unsaved.clear();
   }
 
   private async saveIfDirty(problems: ScanProblem[]): Promise<void> {
-    if (!this.dirty || !this.autoSave) return;
+    if (!this.autoSave) return;
     try {
-      await this.writeCache();
+      await this.persist(false);
     } catch (e) {
       // A cache never fails a run.
       const log = isLuminaError(e) ? e.toLog() : { code: 'IO_FAILED', message: String(e), file: this.cacheFile };
@@ -361,7 +482,7 @@ export class AssetRegistry {
 
   private dropEntry(file: string, e: Entry, batch: Batch, result: ScanResult): void {
     this.entries.delete(file);
-    this.dirty = true;
+    this.unsaved.add(file);
     result.removed++;
     if (e.live) batch.removals.push(e);
   }
@@ -481,7 +602,7 @@ export class AssetRegistry {
             entry.mtimeMs = f.mtimeMs;
             entry.rec!.mtimeMs = f.mtimeMs;
             result.rehashed++;
-            this.dirty = true;
+            this.unsaved.add(f.file);
             entry.gen = gen;
             if (!entry.live) {
               entry.live = true;
@@ -518,7 +639,7 @@ export class AssetRegistry {
             live: true,
           };
           this.entries.set(f.file, next);
-          this.dirty = true;
+          this.unsaved.add(f.file);
           batch.upserts.push(next);
         } catch (e) {
           result.read++;
@@ -539,7 +660,7 @@ export class AssetRegistry {
           const p = this.problemOf(e, f.file);
           if (old) {
             this.entries.delete(f.file);
-            this.dirty = true;
+            this.unsaved.add(f.file);
             if (old.live) batch.removals.push(old);
             p.guid = old.guid;
           }
