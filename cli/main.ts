@@ -10,7 +10,7 @@ import { errors } from '../src/errors.js';
 import { isCi, logLevelFromEnv } from '../src/log/logger.js';
 import { initHash } from '../src/util/hash.js';
 import { configureOutput } from './commandOutput.js';
-import { commands } from './commands.js';
+import { loadCommands } from './commands.js';
 import { closest } from './didYouMean.js';
 import { isBrokenPipe, reportError } from './reportError.js';
 
@@ -43,6 +43,12 @@ function unknownOptionMessage(msg: string, y: Argv | undefined): string {
     .filter(([, near]) => near !== undefined)
     .map(([typed, near]) => (m[1].includes(', ') ? `${typed}: did you mean --${near}?` : `did you mean --${near}?`));
   return hints.length ? `${msg}; ${hints.join('; ')}` : msg;
+}
+
+/** The command a command line names (its first word that is not an option), if any. */
+function commandName(argv: string[]): string | undefined {
+  // The global options before it (--json, --quiet, --verbose) take no value.
+  return argv.find((a) => !a.startsWith('-'));
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -78,7 +84,7 @@ export async function main(argv: string[]): Promise<number> {
         // yargs runs a command on this same instance, so its options are the failing command's.
         throw errors.usage(unknownOptionMessage(msg ?? 'invalid arguments', cli), 'run lumina-cook --help');
       });
-    for (const c of commands) cli = cli.command(c);
+    for (const c of await loadCommands(commandName(argv))) cli = cli.command(c);
     await cli.parseAsync();
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
