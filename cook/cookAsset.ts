@@ -10,18 +10,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { encodeCooked } from '../src/format/cookedPackage.js';
-import { parsePackage } from '../src/format/packageReader.js';
 import type { LoadedPackage } from '../src/format/packageTypes.js';
-import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/errors.js';
+import { errors, LuminaError, type LuminaLog } from '../src/errors.js';
 import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 import { hashHex, xxh64 } from '../src/util/hash.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import type { ProjectConfig, TextureConfig } from '../config/index.js';
 import type { CacheCheck, CacheEntry, CookCache, RecookReason } from './cookCache.js';
 import { cookKeyFor, settingsHashes, type CookKey, type CookSettingsHashes } from './cookKey.js';
-import { cookPackageBytes } from './stripPackage.js';
-import { TEXTURE_CLASS, textureTransform } from './textureExport.js';
+import { asCookError, cookPackageSource, type PackageCookOutcome } from './cookPackageSource.js';
+import { TEXTURE_CLASS } from './textureExport.js';
 import { ClassSchemas } from '../src/schemas/classSchemas.js';
 import { loadSchemas } from '../src/schemas/loadSchemas.js';
 
@@ -179,94 +177,79 @@ function readSource(file: string): Uint8Array {
   }
 }
 
-function asCookError(e: unknown, file: string): LuminaError {
-  if (isLuminaError(e)) return e;
-  return errors.cookFailed(file, `cooking failed: ${(e as Error)?.message ?? String(e)}`, e);
-}
-
-/** Cook one package asset (cache first). */
+/** Cook one package asset (cache first) on this thread. */
 export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContext, check: CacheCheck = checkCache(record, ctx)): Promise<AssetCookResult> {
   const t0 = performance.now();
-  const output = cookedPathFor(ctx.cookedDir, record);
-  if (check.hit) return fromEntry(check.entry, output, t0);
-  const fail = (error: LuminaError, bytesIn: number): AssetCookResult => {
-    ctx.cache.delete(record.guid);
-    return { status: 'failed', reason: check.reason, error, bytesIn, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
-  };
-
+  if (check.hit) return fromEntry(check.entry, cookedPathFor(ctx.cookedDir, record), t0);
   let source: Uint8Array;
   try {
     source = readSource(record.file);
   } catch (e) {
-    return fail(asCookError(e, record.file), 0);
+    ctx.cache.delete(record.guid);
+    return { status: 'failed', reason: check.reason, error: asCookError(e, record.file), bytesIn: 0, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
   }
-  const contentHash = hashHex(xxh64(source));
+  return commitPackageOutcome(record, ctx, check.reason, await cookPackageSource(source, record.file, ctx), t0);
+}
+
+/**
+ * Make a package's cook outcome (this thread's or a cook worker's) the asset's output: write the
+ * LCKD file, then record it in the cache (only after the output is on disk), and say what happened.
+ */
+export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, o: PackageCookOutcome, t0: number): AssetCookResult {
+  const output = cookedPathFor(ctx.cookedDir, record);
   // The output is overwritten in place below: its old entry goes first (see cookCache.ts).
   ctx.cache.delete(record.guid);
+  const fail = (error: LuminaError): AssetCookResult => {
+    ctx.cache.delete(record.guid);
+    return { status: 'failed', reason, error, bytesIn: o.sourceSize, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
+  };
+  if (o.status === 'failed' || !o.lckd) return fail(new LuminaError(o.error ?? { code: 'COOK_FAILED', message: 'cooking failed', file: record.file }));
+  const lckd = o.lckd;
   try {
-    const pkg = parsePackage(source, record.file);
+    writeOutput(output, lckd);
+  } catch (e) {
+    // An output we could not write is not the asset's fault: never paper over it with verbatim.
+    return fail(asCookError(e, record.file));
+  }
+  if (o.status === 'verbatim') {
+    // Not cached: the next cook tries again, so a fixed tool or setting takes effect.
+    return { status: 'verbatim', reason, error: new LuminaError(o.error!), output, identity: `verbatim:${o.contentHash}:${lckd.byteLength}`, bytesIn: o.sourceSize, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
+  }
+  for (const w of o.warnings) ctx.onWarning?.(w);
+  if (o.fallbacks.length) {
     // A texture that fell back to RGBA8 is not what its settings ask for: it ships, but is never
     // cached (nor published) under the key of the real encoding, so the next cook tries again.
-    const warnings: LuminaLog[] = [];
-    const onFallback = (file: string, reason: string) => {
-      warnings.push({ code: 'TEXTURE_INVALID', message: `stored as RGBA8: ${reason}`, file });
-      ctx.onTextureFallback?.(file, reason);
-    };
-    const cooked = await cookPackageBytes(pkg, {
-      editorOnlyClassPrefixes: ctx.editorOnlyClassPrefixes,
-      transformExport: textureTransform({ ...ctx.textures, onFallback }),
-      schemas: ctx.schemas,
-    });
-    for (const w of cooked.warnings) ctx.onWarning?.(w);
-    const texture = pkg.exports.some((e) => e.className === TEXTURE_CLASS);
-    const classes = exportClasses(pkg);
-    const lckd = await encodeCooked(cooked.raw, { level: ctx.compressionLevel });
-    writeOutput(output, lckd);
-    if (warnings.length) {
-      const identity = `fallback:${hashHex(xxh64(cooked.raw))}:${cooked.raw.byteLength}:${lckd.byteLength}`;
-      return { status: 'cooked', reason: check.reason, output, identity, warnings, bytesIn: source.byteLength, bytesOut: lckd.byteLength, strippedExports: cooked.strippedExports, nulledRefs: cooked.nulledRefs, ms: performance.now() - t0 };
-    }
-    const key = keyForRecord(record, ctx, texture, contentHash, classes);
-    const ms = performance.now() - t0;
-    const entry = ctx.cache.set(record.guid, key, {
-      cookedFile: record.virtualPath.slice(1),
-      rawSize: cooked.raw.byteLength,
-      xxh64: hashHex(xxh64(cooked.raw)),
-      sourceSize: source.byteLength,
-      strippedExports: cooked.strippedExports,
-      nulledRefs: cooked.nulledRefs,
-      texture,
-      classes,
-      cookMs: Math.round(ms),
-    });
-    return {
-      status: 'cooked',
-      reason: check.reason,
-      output,
-      identity: identityOf(entry),
-      key,
-      entry,
-      bytesIn: source.byteLength,
-      bytesOut: lckd.byteLength,
-      strippedExports: cooked.strippedExports,
-      nulledRefs: cooked.nulledRefs,
-      ms,
-    };
-  } catch (e) {
-    const error = asCookError(e, record.file);
-    // An output we could not write is not the asset's fault: never paper over it with verbatim.
-    if (ctx.onCookFailure === 'verbatim' && error.code !== 'IO_FAILED') {
-      try {
-        const lckd = await encodeCooked(source, { level: ctx.compressionLevel });
-        writeOutput(output, lckd);
-        // Not cached: the next cook tries again, so a fixed tool or setting takes effect.
-        return { status: 'verbatim', reason: check.reason, error, output, identity: `verbatim:${contentHash}:${lckd.byteLength}`, bytesIn: source.byteLength, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
-      } catch (e2) {
-        return fail(asCookError(e2, record.file), source.byteLength);
-      }
-    }
-    return fail(error, source.byteLength);
+    for (const f of o.fallbacks) ctx.onTextureFallback?.(f.file, f.reason);
+    const warnings = o.fallbacks.map((f): LuminaLog => ({ code: 'TEXTURE_INVALID', message: `stored as RGBA8: ${f.reason}`, file: f.file }));
+    const identity = `fallback:${o.rawXxh64}:${o.rawSize}:${lckd.byteLength}`;
+    return { status: 'cooked', reason, output, identity, warnings, bytesIn: o.sourceSize, bytesOut: lckd.byteLength, strippedExports: o.strippedExports, nulledRefs: o.nulledRefs, ms: performance.now() - t0 };
   }
+  const key = keyForRecord(record, ctx, o.texture, o.contentHash, o.classes);
+  const ms = performance.now() - t0;
+  const entry = ctx.cache.set(record.guid, key, {
+    cookedFile: record.virtualPath.slice(1),
+    rawSize: o.rawSize,
+    xxh64: o.rawXxh64!,
+    sourceSize: o.sourceSize,
+    strippedExports: o.strippedExports,
+    nulledRefs: o.nulledRefs,
+    texture: o.texture,
+    classes: o.classes,
+    cookMs: Math.round(ms),
+  });
+  return {
+    status: 'cooked',
+    reason,
+    output,
+    identity: identityOf(entry),
+    key,
+    entry,
+    bytesIn: o.sourceSize,
+    bytesOut: lckd.byteLength,
+    strippedExports: o.strippedExports,
+    nulledRefs: o.nulledRefs,
+    ms,
+  };
 }
 
 /** Ship one text asset: copied byte for byte (cache first). */
