@@ -18,6 +18,8 @@ export const DEFAULTS = {
     compressionLevel: 6,
     /** 0 means one per core. */
     concurrency: 0,
+    /** Cook worker threads; 0 means one per core (os.availableParallelism()). */
+    workers: 0,
   },
   textures: {
     /** 'basis' encodes KTX2 with Basis Universal; 'rgba8' stores the RGBA8 mips. */

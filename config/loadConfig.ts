@@ -52,6 +52,8 @@ export interface ProjectConfig {
     onCookFailure: 'fail' | 'verbatim';
     compressionLevel: number;
     concurrency: number;
+    /** Cook worker threads (0: one per core). */
+    workers: number;
   };
   textures: TextureConfig;
   paks: { mountPoint: string; priority: number };
@@ -168,6 +170,7 @@ export function normalizeConfig(raw: unknown, projectDir: string, file: string):
       onCookFailure: c.onCookFailure ?? DEFAULTS.cook.onCookFailure,
       compressionLevel: c.compressionLevel ?? DEFAULTS.cook.compressionLevel,
       concurrency: c.concurrency ?? DEFAULTS.cook.concurrency,
+      workers: c.workers ?? DEFAULTS.cook.workers,
     },
     textures: {
       encoder: t.encoder ?? DEFAULTS.textures.encoder,

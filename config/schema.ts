@@ -68,6 +68,7 @@ export const CONFIG_SHAPE: Shape = {
     onCookFailure: oneOf('fail', 'verbatim'),
     compressionLevel: intRange(0, 9),
     concurrency: intRange(0, 256),
+    workers: intRange(0, 64),
   },
   textures: {
     encoder: oneOf('basis', 'rgba8'),

@@ -33,6 +33,7 @@ import type { AssetRecord } from '../src/registry/types.js';
 import {
   assetCookContext,
   checkCache,
+  commitPackageOutcome,
   cookedPathFor,
   cookPackageAsset,
   cookTextAsset,
@@ -43,7 +44,9 @@ import {
   type AssetCookContext,
   type AssetCookResult,
 } from './cookAsset.js';
-import { CACHE_FILE_NAME, CookCache, type RecookReason } from './cookCache.js';
+import { CACHE_FILE_NAME, CookCache, type CacheCheck, type RecookReason } from './cookCache.js';
+import { CookPool, type WorkerSettings } from './pool/CookPool.js';
+import { TEXTURE_CLASS } from './textureExport.js';
 import { removeStale, writeIfChanged } from './cookedOutputs.js';
 import { primaryNameClashes, resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
@@ -208,6 +211,15 @@ export class Cooker {
   private ownsStore = false;
   /** Where the store's warnings go during a full cook (its problem list). */
   private storeProblems: CookProblem[] | undefined;
+  /** The cook workers, started by the first package that is not in the cache. */
+  private pool: CookPool | undefined;
+  /** Tests only: passed to the pool (a worker exits on a file ending with this). */
+  workerExitOn: string | undefined;
+
+  /** Cook worker threads started so far (replacements of workers that died too). */
+  get workersStarted(): number {
+    return this.pool?.started ?? 0;
+  }
 
   private constructor(opts: { config: ProjectConfig; registry: RootLookup; cache: CookCache; shaders: ShaderRegistry; ci: boolean; log: Logger; bus: ProgressBus; store?: CookStore }) {
     this.config = opts.config;
@@ -286,6 +298,8 @@ export class Cooker {
     this.cache.close();
     this.lock?.release();
     this.lock = undefined;
+    void this.pool?.close();
+    this.pool = undefined;
     if (this.ownsStore) this.store?.close?.();
   }
 
@@ -316,7 +330,7 @@ export class Cooker {
     const check = checkCache(record, this.ctx);
     let res: AssetCookResult | undefined;
     if (!check.hit && this.store) res = await this.fetchFromStore(record, check.reason);
-    res ??= record.kind === 'package' ? await cookPackageAsset(record, this.ctx, check) : await cookTextAsset(record, this.ctx, check);
+    res ??= record.kind === 'package' ? await this.cookPackage(record, check) : await cookTextAsset(record, this.ctx, check);
     if (res.status !== 'cached') this.debug?.('re-cooked', { asset: record.packagePath, reason: res.reason, status: res.status });
     if (res.status === 'failed') this.report(res.error!, this.config.cook.onCookFailure === 'fail' || !res.output ? 'error' : 'warning', problems);
     else if (res.status === 'verbatim') this.report({ ...res.error!.toLog(), message: `shipped verbatim: ${res.error!.message}` }, 'warning', problems);
@@ -335,6 +349,27 @@ export class Cooker {
       bytesOut: res.bytesOut,
     });
     return res;
+  }
+
+  /**
+   * A package's local cook: on a cook worker (cook/pool), written and journaled here. Textures for
+   * basisu stay on this thread, where the encoder runners batch them across the whole cook.
+   */
+  private async cookPackage(record: AssetRecord, check: CacheCheck): Promise<AssetCookResult> {
+    if (check.hit || (this.config.textures.encoder === 'basis' && record.className === TEXTURE_CLASS)) return cookPackageAsset(record, this.ctx, check);
+    const t0 = performance.now();
+    this.pool ??= new CookPool({ workers: this.config.cook.workers, settings: this.workerSettings(), exitOn: this.workerExitOn });
+    // The worker overwrites the output in place: its old entry goes first (see cookCache.ts).
+    this.cache.delete(record.guid);
+    const r = await this.pool.cook(record.file, cookedPathFor(this.config.cookedDir, record), record.size);
+    // A package holding a texture its class did not announce: cooked here after all.
+    if ('needsMain' in r) return cookPackageAsset(record, this.ctx, check);
+    return commitPackageOutcome(record, this.ctx, check.reason, r.outcome, t0, r.written);
+  }
+
+  private workerSettings(): WorkerSettings {
+    const c = this.config;
+    return { editorOnlyClassPrefixes: c.cook.editorOnlyClassPrefixes, compressionLevel: c.cook.compressionLevel, textures: c.textures, onCookFailure: c.cook.onCookFailure, schemasDir: c.schemasDir || null };
   }
 
   /** Offer a cook to the store (tracked until flushStore). */
@@ -426,7 +461,10 @@ export class Cooker {
     this.pending = [];
     const ciSeverity = ci ? 'error' : 'warning';
     // Read the schemas folder again: a daemon's full cook picks up schema edits (SCHEMA_INVALID throws, like a bad config).
-    if (config.schemasDir) this.ctx.schemas = loadSchemas(config.schemasDir);
+    if (config.schemasDir) {
+      this.ctx.schemas = loadSchemas(config.schemasDir);
+      this.pool?.updateSettings(this.workerSettings());
+    }
 
     const planStart = performance.now();
     const plan = this.plan();

@@ -193,9 +193,10 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
 
 /**
  * Make a package's cook outcome (this thread's or a cook worker's) the asset's output: write the
- * LCKD file, then record it in the cache (only after the output is on disk), and say what happened.
+ * LCKD file (unless the worker has: `written`), then record it in the cache (only after the output
+ * is on disk), and say what happened.
  */
-export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, o: PackageCookOutcome, t0: number): AssetCookResult {
+export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, o: PackageCookOutcome, t0: number, written = false): AssetCookResult {
   const output = cookedPathFor(ctx.cookedDir, record);
   // The output is overwritten in place below: its old entry goes first (see cookCache.ts).
   ctx.cache.delete(record.guid);
@@ -206,7 +207,7 @@ export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext,
   if (o.status === 'failed' || !o.lckd) return fail(new LuminaError(o.error ?? { code: 'COOK_FAILED', message: 'cooking failed', file: record.file }));
   const lckd = o.lckd;
   try {
-    writeOutput(output, lckd);
+    if (!written) writeOutput(output, lckd);
   } catch (e) {
     // An output we could not write is not the asset's fault: never paper over it with verbatim.
     return fail(asCookError(e, record.file));

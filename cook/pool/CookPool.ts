@@ -1,0 +1,221 @@
+/**
+ * The cook's worker pool: package cooks (read, hash, parse, strip, textures, DEFLATE) run on
+ * worker threads across the cores, so the main thread only plans, writes and journals.
+ *
+ * Callers ask for one file at a time (`cook(file)`); the pool gathers the requests into batches
+ * (one message each way per batch, the LCKD bytes transferred, not copied), because a message per
+ * asset cost more than the work it moved. A batch goes out as soon as a worker has room (each
+ * holds at most two, so it never waits for the main thread) or when it is full, so the daemon's
+ * single edits do not wait either. Workers start on the first request (a no-op cook starts none)
+ * and keep the process alive only while they have work.
+ *
+ * A worker that dies (an uncaught error, a crash, running out of memory) is replaced: the batch it
+ * was cooking is retried one file per batch, so the file that kills a worker again fails alone
+ * with COOK_FAILED naming it, and the batches queued behind it are sent again as they were. A
+ * worker never leaves a request unanswered.
+ */
+import os from 'node:os';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { errors } from '../../src/errors.js';
+import type { PackageCookOutcome } from '../cookPackageSource.js';
+import type { FromWorker, JobResult, ToWorker, WorkerInit, WorkerSettings } from './messages.js';
+
+export type { JobResult, WorkerSettings } from './messages.js';
+
+/** Most files in one batch. Small enough that both workers get work early in a cook. */
+const BATCH_FILES = 32;
+/** Most source bytes in one batch (a few large packages make a batch of their own). */
+const BATCH_BYTES = 4 << 20;
+/** Batches a worker holds at once: one cooking, one waiting, so it never idles on a round trip. */
+const PER_WORKER = 2;
+
+export interface CookPoolOptions {
+  /** Worker threads; 0: one per core (os.availableParallelism()). */
+  workers: number;
+  settings: WorkerSettings;
+  /** Tests only: a worker exits when it starts cooking a file whose path ends with this. */
+  exitOn?: string;
+}
+
+interface Job {
+  file: string;
+  output: string;
+  size: number;
+  resolve: (r: JobResult) => void;
+  /** Already retried alone after a worker died in its batch. */
+  alone?: boolean;
+}
+
+interface Batch {
+  id: number;
+  jobs: Job[];
+}
+
+interface Slot {
+  worker: Worker;
+  /** Batches sent and not answered, oldest (the one cooking) first. */
+  batches: Batch[];
+  /** The uncaught error that is ending it, for the message of the files it takes down. */
+  error?: Error;
+  dead: boolean;
+}
+
+/** The worker count `cook.workers` asks for (0: one per core). */
+export function poolSize(configured: number): number {
+  return configured > 0 ? configured : Math.max(1, os.availableParallelism());
+}
+
+export class CookPool {
+  readonly size: number;
+  private settings: WorkerSettings;
+  private readonly exitOn: string | undefined;
+  private readonly slots: Slot[] = [];
+  private queue: Job[] = [];
+  private nextId = 0;
+  private flushScheduled = false;
+  private closed = false;
+  /** Workers started over the pool's life (replacements too), for tests and logs. */
+  started = 0;
+
+  constructor(opts: CookPoolOptions) {
+    this.size = poolSize(opts.workers);
+    this.settings = opts.settings;
+    this.exitOn = opts.exitOn;
+  }
+
+  /**
+   * Cook one package file on a worker, which writes its LCKD to `output` (see writeOutput); never
+   * rejects (a failure is an outcome).
+   */
+  cook(file: string, output: string, sizeHint = 0): Promise<JobResult> {
+    if (this.closed) return Promise.resolve({ outcome: stopped(file, 'the cook pool is closed'), written: false });
+    return new Promise<JobResult>((resolve) => {
+      this.queue.push({ file, output, size: sizeHint, resolve });
+      this.schedule();
+    });
+  }
+
+  /** New settings (a daemon's full cook re-read the schemas): every worker takes them before its next batch. */
+  updateSettings(settings: WorkerSettings): void {
+    this.settings = settings;
+    const msg: ToWorker = { type: 'settings', settings };
+    for (const s of this.slots) s.worker.postMessage(msg);
+  }
+
+  /** Stop every worker; requests still waiting end as failed. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const slots = this.slots.splice(0);
+    for (const s of slots) {
+      s.dead = true;
+      for (const b of s.batches) for (const j of b.jobs) j.resolve({ outcome: stopped(j.file, 'the cook stopped'), written: false });
+    }
+    for (const j of this.queue.splice(0)) j.resolve({ outcome: stopped(j.file, 'the cook stopped'), written: false });
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  private schedule(): void {
+    // A full batch goes at once; a partial one after the current turn, when its peers have joined.
+    if (this.queue.length >= BATCH_FILES) this.dispatch();
+    if (this.flushScheduled || this.queue.length === 0) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      const slot = this.freeSlot();
+      if (!slot) return;
+      const jobs: Job[] = [];
+      let bytes = 0;
+      // A file retried alone after a crash goes in a batch of its own.
+      if (this.queue[0].alone) jobs.push(this.queue.shift()!);
+      else {
+        while (this.queue.length > 0 && !this.queue[0].alone && jobs.length < BATCH_FILES && (jobs.length === 0 || bytes + this.queue[0].size <= BATCH_BYTES)) {
+          const j = this.queue.shift()!;
+          bytes += j.size;
+          jobs.push(j);
+        }
+      }
+      const batch: Batch = { id: this.nextId++, jobs };
+      slot.batches.push(batch);
+      if (slot.batches.length === 1) slot.worker.ref();
+      const msg: ToWorker = { type: 'batch', id: batch.id, jobs: jobs.map((j) => ({ file: j.file, output: j.output })) };
+      slot.worker.postMessage(msg);
+    }
+  }
+
+  /** The least busy worker with room, starting one while the pool is below its size. */
+  private freeSlot(): Slot | undefined {
+    let best: Slot | undefined;
+    for (const s of this.slots) if (s.batches.length < PER_WORKER && (!best || s.batches.length < best.batches.length)) best = s;
+    if (best && best.batches.length === 0) return best;
+    if (this.slots.length < this.size) return this.spawn();
+    return best;
+  }
+
+  private spawn(): Slot {
+    const init: WorkerInit = { settings: this.settings, ...(this.exitOn !== undefined ? { exitOn: this.exitOn } : {}) };
+    const worker = startWorker(init);
+    this.started++;
+    const slot: Slot = { worker, batches: [], dead: false };
+    worker.unref();
+    worker.on('message', (m: FromWorker) => this.onMessage(slot, m));
+    worker.on('error', (e) => {
+      slot.error = e;
+    });
+    worker.on('exit', (code) => this.onExit(slot, code));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private onMessage(slot: Slot, m: FromWorker): void {
+    const i = slot.batches.findIndex((b) => b.id === m.id);
+    if (i < 0) return;
+    const [batch] = slot.batches.splice(i, 1);
+    if (slot.batches.length === 0) slot.worker.unref();
+    batch.jobs.forEach((j, k) => j.resolve(m.results[k]));
+    this.dispatch();
+  }
+
+  private onExit(slot: Slot, code: number): void {
+    if (slot.dead) return;
+    slot.dead = true;
+    const at = this.slots.indexOf(slot);
+    if (at >= 0) this.slots.splice(at, 1);
+    const [cooking, ...waiting] = slot.batches;
+    slot.batches = [];
+    const why = slot.error ? `${slot.error.message}` : `exit code ${code}`;
+    const retry: Job[] = [];
+    for (const j of cooking?.jobs ?? []) {
+      if (j.alone) j.resolve({ outcome: stopped(j.file, `the cook worker stopped while cooking this file (${why})`), written: false });
+      else retry.push({ ...j, alone: true });
+    }
+    // Retried first, in order: the batch that was cooking file by file, then the ones queued behind it.
+    this.queue = [...retry, ...waiting.flatMap((b) => b.jobs), ...this.queue];
+    this.schedule();
+  }
+}
+
+function stopped(file: string, why: string): PackageCookOutcome {
+  return { status: 'failed', contentHash: '', sourceSize: 0, rawSize: 0, strippedExports: 0, nulledRefs: 0, texture: false, warnings: [], fallbacks: [], error: errors.cookFailed(file, why).toLog() };
+}
+
+/**
+ * Start a worker on cookWorker (.js in the build; from the TypeScript sources, the worker loads
+ * tsx's ESM hooks first, because a worker does not inherit the loader of a tsx or vitest parent).
+ */
+function startWorker(init: WorkerInit): Worker {
+  const here = new URL(import.meta.url);
+  if (here.pathname.endsWith('.js')) return new Worker(new URL('./cookWorker.js', here), { workerData: init });
+  const tsx = pathToFileURL(path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+  const entry = new URL('./cookWorker.ts', here).href;
+  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(boot, { eval: true, workerData: init });
+}

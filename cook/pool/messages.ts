@@ -1,0 +1,36 @@
+/** What the cook pool (main thread) and its workers say to each other: plain, structured-cloneable data. */
+import type { TextureConfig } from '../../config/index.js';
+import type { PackageCookOutcome } from '../cookPackageSource.js';
+
+/** The settings every package cook of a project shares; the worker loads the schemas itself. */
+export interface WorkerSettings {
+  editorOnlyClassPrefixes: readonly string[];
+  compressionLevel: number;
+  textures: TextureConfig;
+  onCookFailure: 'fail' | 'verbatim';
+  /** The project's schemas folder, or null for none. */
+  schemasDir: string | null;
+}
+
+/** Fixed for a worker's life (workerData). */
+export interface WorkerInit {
+  settings: WorkerSettings;
+  /** Tests only: the worker thread exits (code 7) when it starts cooking a file whose path ends with this. */
+  exitOn?: string;
+}
+
+/** One package: its source, and the cooked file the worker writes. */
+export interface WorkerJob {
+  file: string;
+  output: string;
+}
+
+export type ToWorker = { type: 'settings'; settings: WorkerSettings } | { type: 'batch'; id: number; jobs: WorkerJob[] };
+
+/**
+ * One job's answer: its outcome (`written`: the LCKD bytes are in the output file; a write that
+ * failed is a failed outcome), or "cook it on the main thread" (a basisu texture).
+ */
+export type JobResult = { outcome: PackageCookOutcome; written: boolean } | { needsMain: true };
+
+export type FromWorker = { type: 'batch'; id: number; results: JobResult[] };

@@ -1,0 +1,117 @@
+/**
+ * The cook worker pool (cook/pool): packages cook on worker threads in batches. The bytes must not
+ * depend on how many workers cooked them; a package a worker cannot cook fails naming its file;
+ * a worker that dies is replaced, the file it died on fails alone with a clear error, and the
+ * cook neither hangs nor loses the other assets.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cooker } from '../../cook/Cooker.js';
+import { generateProject } from '../../samples/index.js';
+import { encodeProperties } from '../../src/format/properties.js';
+import { hard, prop } from '../../src/format/packageBuilder.js';
+import { initHash } from '../../src/util/hash.js';
+import { asset, g, listFiles, tempDir, writeProject } from './helpers.js';
+
+beforeAll(initHash);
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await fsp.rm(d, { recursive: true, force: true });
+});
+
+async function setWorkers(dir: string, workers: number): Promise<void> {
+  const file = path.join(dir, 'lumina-cook.json');
+  const cfg = JSON.parse(await fsp.readFile(file, 'utf8'));
+  await fsp.writeFile(file, JSON.stringify({ ...cfg, cook: { ...cfg.cook, workers } }));
+}
+
+/** Cook with a fresh Cooker; returns the summary and how many workers it started. */
+async function cook(dir: string, exitOn?: string) {
+  const cooker = await Cooker.open({ projectDir: dir, remoteCache: false });
+  cooker.workerExitOn = exitOn;
+  try {
+    const summary = await cooker.cook({ report: false });
+    return { summary, workers: cooker.workersStarted };
+  } finally {
+    cooker.close();
+  }
+}
+
+async function bytesOf(dir: string): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  for (const sub of ['Saved/Paks', 'Saved/Cooked']) {
+    for (const rel of await listFiles(path.join(dir, sub))) out.set(`${sub}/${rel}`, await fsp.readFile(path.join(dir, sub, rel)));
+  }
+  return out;
+}
+
+describe('cook worker pool', () => {
+  it('cooks the same bytes with 1 worker and with 3: every pak and every cooked file', async () => {
+    const one = await tempDir('lumina-pool1-');
+    const three = await tempDir('lumina-pool3-');
+    dirs.push(one, three);
+    // Textures (rgba8, mips), stripped exports and soft references: the work that moved to the workers.
+    await generateProject({ out: one, assets: 300, seed: 11, textureEncoder: 'rgba8' });
+    await generateProject({ out: three, assets: 300, seed: 11, textureEncoder: 'rgba8' });
+    await setWorkers(one, 1);
+    await setWorkers(three, 3);
+    const a = await cook(one);
+    const b = await cook(three);
+    expect(a.summary.ok).toBe(true);
+    expect(b.summary.ok).toBe(true);
+    expect(a.summary.cooked).toBeGreaterThan(100);
+    expect(b.summary.cooked).toBe(a.summary.cooked);
+    expect(a.workers).toBe(1);
+    expect(b.workers).toBe(3);
+    const x = await bytesOf(one);
+    const y = await bytesOf(three);
+    expect([...y.keys()]).toEqual([...x.keys()]);
+    expect([...x.keys()].filter((k) => k.endsWith('.pak')).length).toBeGreaterThan(0);
+    const differ = [...x.keys()].filter((k) => !x.get(k)!.equals(y.get(k)!));
+    expect(differ).toEqual([]);
+  });
+
+  const broken = () => {
+    const bad = encodeProperties([prop.int('N', 5)]).slice();
+    new DataView(bad.buffer).setInt32(20, 2, true);
+    return bad;
+  };
+
+  async function smallProject(rockBroken: boolean): Promise<string> {
+    const dir = await tempDir();
+    dirs.push(dir);
+    return writeProject(dir, { cookRoots: ['/Game/Maps/Main'], textures: { encoder: 'rgba8' }, cook: { workers: 2 } }, {
+      'Content/Maps/Main.lasset': { imports: [hard(g(2)), hard(g(3)), hard(g(4))], exports: [{ guid: g(1), name: 'Main', className: '/Script/Engine.CWorld' }] },
+      'Content/Props/Rock.lasset': rockBroken ? { imports: [], exports: [{ guid: g(2), name: 'Rock', className: 'C', data: broken() }] } : asset(g(2), 'Rock'),
+      'Content/Props/Tree.lasset': asset(g(3), 'Tree', { properties: [prop.str('Label', 'tree')] }),
+      'Content/Props/Bush.lasset': asset(g(4), 'Bush'),
+    });
+  }
+
+  it("a package the worker cannot cook fails with the cook's typed error naming its file; the rest cook", async () => {
+    const dir = await smallProject(true);
+    const { summary, workers } = await cook(dir);
+    expect(workers).toBeGreaterThan(0);
+    expect(summary).toMatchObject({ ok: false, failed: 1, cooked: 3 });
+    expect(summary.problems.filter((p) => p.severity === 'error').map(({ code, file }) => ({ code, file }))).toEqual([
+      { code: 'PACKAGE_INVALID', file: path.join(dir, 'Content/Props/Rock.lasset') },
+    ]);
+    expect(summary.problems.find((p) => p.code === 'PACKAGE_INVALID')!.message).toContain('property N value');
+  });
+
+  it('a worker that dies is replaced: the file it died on fails alone naming it, the others cook, nothing hangs', async () => {
+    const dir = await smallProject(false);
+    const { summary, workers } = await cook(dir, 'Tree.lasset');
+    const tree = path.join(dir, 'Content/Props/Tree.lasset');
+    expect(summary).toMatchObject({ ok: false, failed: 1, cooked: 3 });
+    expect(summary.problems.filter((p) => p.severity === 'error')).toEqual([
+      { code: 'COOK_FAILED', message: 'the cook worker stopped while cooking this file (exit code 7)', file: tree, severity: 'error' },
+    ]);
+    // The worker died twice (its batch, then the file alone): both were replaced.
+    expect(workers).toBeGreaterThanOrEqual(3);
+    // What did cook is cached: the next cook (no fault) cooks only the file that failed.
+    const again = await cook(dir);
+    expect(again.summary).toMatchObject({ ok: true, cooked: 1, cached: 3, failed: 0 });
+  });
+});
