@@ -55,7 +55,8 @@ import { openProjectRegistry } from './projectRegistry.js';
 import { DEV_PAK_NAME, writeChunkPaks, type PakOutput } from './writeChunkPaks.js';
 import { ProjectLock } from './projectLock.js';
 import { RemoteCookCache, type RemoteCacheSettings, type RemoteCacheStats } from './remote/RemoteCookCache.js';
-import { selectShard, type ShardSpec } from './remote/shardPlan.js';
+import { RemoteShaderCache } from './remote/RemoteShaderCache.js';
+import { selectShard, selectShare, type ShardSpec } from './remote/shardPlan.js';
 import { cookShaders, type ShaderCookResult } from './shaders/cookShaders.js';
 import { ShaderRegistry } from '../src/registry/ShaderRegistry.js';
 import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
@@ -129,7 +130,7 @@ export interface CookSummary {
   /** This machine's share, for a sharded cook. */
   shard?: ShardSpec & { assets: number };
   /** Shader permutations: how many, compiled now, taken from the shader cache, failed; the compiler. */
-  shaders: { permutations: number; compiled: number; cached: number; failed: number; compiler: string };
+  shaders: { permutations: number; compiled: number; cached: number; fetched: number; failed: number; compiler: string };
 }
 
 export interface CookerOpenOptions {
@@ -433,10 +434,20 @@ export class Cooker {
    * compiled or taken from the shader cache: one ShaderCache.bin per chunk and one of everything.
    * Re-scans the Shaders/ folders first (a stat per file). Shader problems are errors in `problems`.
    */
-  async cookShaders(packages: ReadonlyArray<{ record: AssetRecord; chunk: string }>, chunks: readonly string[], problems?: CookProblem[], prune = true): Promise<ShaderCookResult> {
+  async cookShaders(packages: ReadonlyArray<{ record: AssetRecord; chunk: string }>, chunks: readonly string[], problems?: CookProblem[], prune = true, shard?: ShardSpec): Promise<ShaderCookResult> {
     const scan = this.shaders.scan();
     for (const p of scan.problems) this.report(p, 'warning', problems);
-    return cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune, log: this.log, report: (e) => this.report(e, 'error', problems) });
+    // The remote cache holds permutations too (read after a local miss, written with writes on).
+    const remote = this.store instanceof RemoteCookCache ? new RemoteShaderCache(this.store) : undefined;
+    const share = shard && ((texts: readonly string[]) => new Set(selectShare(texts, shard, (t) => t)));
+    // The remote cache's warnings about permutations go where this cook's problems go.
+    const before = this.storeProblems;
+    this.storeProblems = problems ?? before;
+    try {
+      return await cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune, remote, share, log: this.log, report: (e) => this.report(e, 'error', problems) });
+    } finally {
+      this.storeProblems = before;
+    }
   }
 
   /** AssetRegistry.bin of the given assets, as every pak (chunk or dev) carries it. */
@@ -542,7 +553,7 @@ export class Cooker {
       problems,
       assetReports: [],
       ...(opts.shard ? { shard: { ...opts.shard, assets: all.length } } : {}),
-      shaders: { permutations: 0, compiled: 0, cached: 0, failed: 0, compiler: 'none' },
+      shaders: { permutations: 0, compiled: 0, cached: 0, fetched: 0, failed: 0, compiler: 'none' },
     };
     this.scanMs = 0;
     this.storeProblems = problems;
@@ -584,7 +595,6 @@ export class Cooker {
     if (opts.shard) for (const [guid, res] of results) if (res.status === 'cached') this.offer(this.registry.get(guid)!, res);
     await this.flushStore();
     this.storeProblems = undefined;
-    if (this.store instanceof RemoteCookCache) summary.remoteCache = this.store.stats();
     summary.phases.cook = Math.round(performance.now() - cookStart);
     bus.emit({ type: 'END', phase: 'cook', ms: summary.phases.cook, ok: summary.failed === 0 });
     summary.assetReports = all
@@ -593,6 +603,11 @@ export class Cooker {
       .sort((x, y) => (x.guid < y.guid ? -1 : x.guid > y.guid ? 1 : 0));
 
     if (opts.shard) {
+      // The shard's share of the permutations every planned material asks for (the assembly asks
+      // for those of what ships, a subset when a package fails there).
+      const shaderRes = await this.cookShaders(plan.packages, plan.chunks, problems, false, opts.shard);
+      summary.shaders = shaderSummary(shaderRes);
+      if (this.store instanceof RemoteCookCache) summary.remoteCache = this.store.stats();
       summary.ok = !problems.some((p) => p.severity === 'error');
       summary.ms = Math.round(performance.now() - started);
       log.info({ shard: summary.shard, cooked: summary.cooked, cached: summary.cached, failed: summary.failed, ms: summary.ms }, 'shard cooked and published');
@@ -606,7 +621,8 @@ export class Cooker {
       plan.chunks,
       problems,
     );
-    summary.shaders = { permutations: shaderRes.permutations, compiled: shaderRes.compiled, cached: shaderRes.cached, failed: shaderRes.failed, compiler: shaderRes.compiler };
+    summary.shaders = shaderSummary(shaderRes);
+    if (this.store instanceof RemoteCookCache) summary.remoteCache = this.store.stats();
 
     // ---- registry, stale outputs, paks ----
     summary.ok = !problems.some((p) => p.severity === 'error');
@@ -706,6 +722,10 @@ function declaredBy(config: ProjectConfig, root: string): { field: string; hint?
   const i = config.plugins.findIndex((p) => p.cookRoots.includes(root));
   if (i >= 0) return { field: `plugins[${i}].cookRoots`, hint: `declared by plugin ${config.plugins[i].name}` };
   return { field: 'GameStartupMap' };
+}
+
+function shaderSummary(r: ShaderCookResult): CookSummary['shaders'] {
+  return { permutations: r.permutations, compiled: r.compiled, cached: r.cached, fetched: r.fetched, failed: r.failed, compiler: r.compiler };
 }
 
 function tally(s: CookSummary, r: AssetCookResult): void {

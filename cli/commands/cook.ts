@@ -66,6 +66,7 @@ export function formatSummary(s: CookSummary): string {
     const failed = Object.values(r.failures).reduce((a, b) => a + b, 0);
     lines.push(
       `  remote cache ${r.url}: ${r.hits} of ${r.lookups} lookups hit, ${r.published} published` +
+        `${r.shaders.lookups || r.shaders.published ? ` (shaders: ${r.shaders.hits} of ${r.shaders.lookups} hit, ${r.shaders.published} published)` : ''}` +
         `${r.alreadyThere ? ` (${r.alreadyThere} already there)` : ''}, ${failed} failed${r.disabled ? ' (turned off for this run)' : ''}, ` +
         `${r.requests} requests, ${formatBytes(r.bytesDown)} down, ${formatBytes(r.bytesUp)} up`,
     );

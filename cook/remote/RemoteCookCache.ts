@@ -3,6 +3,8 @@
  * asset's cook up before cooking it locally, publish a local cook afterwards. Built on the Bazel
  * HTTP protocol (RemoteCacheClient), one action entry per package (actionResult.ts) keyed by
  * remoteKey.ts from the Cooker's own key parts. Text assets are copied locally, never shared.
+ * Compiled shader permutations go through the same client, breaker and failure counts
+ * (lookupShader/putShader, keyed and verified by RemoteShaderCache.ts), with their own hit counts.
  *
  * Nothing bad ships and nothing fails a cook:
  * - a download is used only after its SHA-256 and size match the action entry, its LCKD header
@@ -34,6 +36,8 @@ export const MAX_CONSECUTIVE_ERRORS = 8;
 const WARN_EACH = 5;
 /** The output path of a cooked package inside its action entry. */
 export const COOKED_OUTPUT = 'cooked.lckd';
+/** The output path of a compiled shader permutation (validated SPIR-V) inside its action entry. */
+export const SHADER_OUTPUT = 'shader.spv';
 /** The largest cooked package accepted from the cache (as FORMAT.md limits nothing, a sanity cap). */
 const MAX_BLOB = 2 ** 31;
 
@@ -60,6 +64,15 @@ export interface RemoteCookMeta {
   cookMs: number;
 }
 
+/** Lookups (hits + misses + failures), and publishes (new or already there). */
+export interface Counts {
+  lookups: number;
+  hits: number;
+  misses: number;
+  published: number;
+  alreadyThere: number;
+}
+
 export interface RemoteCacheStats {
   url: string;
   read: boolean;
@@ -67,11 +80,13 @@ export interface RemoteCacheStats {
   lookups: number;
   hits: number;
   misses: number;
-  /** Lookups and uploads that failed, by how. Each such asset was cooked locally. */
+  /** Lookups and uploads that failed, by how (packages and shaders). Each such asset was cooked locally. */
   failures: Record<RemoteFailureKind, number>;
   published: number;
   /** Publishes skipped because the entry was already there. */
   alreadyThere: number;
+  /** The same counts for compiled shader permutations (the counts above are packages only). */
+  shaders: Counts;
   /** The cache was turned off for the run after too many failures in a row. */
   disabled: boolean;
   requests: number;
@@ -87,7 +102,8 @@ export class RemoteCookCache implements CookStore {
   private warned = 0;
   private reportedFailures = 0;
   private off = false;
-  private readonly counts = { lookups: 0, hits: 0, misses: 0, published: 0, alreadyThere: 0 };
+  private readonly counts: Counts = { lookups: 0, hits: 0, misses: 0, published: 0, alreadyThere: 0 };
+  private readonly shaderCounts: Counts = { lookups: 0, hits: 0, misses: 0, published: 0, alreadyThere: 0 };
   private readonly failures: Record<RemoteFailureKind, number> = { timeout: 0, reset: 0, status: 0, integrity: 0 };
 
   constructor(
@@ -172,67 +188,96 @@ export class RemoteCookCache implements CookStore {
    * `file` names the asset in warnings.
    */
   async lookup(key: string, guid: string, file: string): Promise<{ lckd: Buffer; rawSize: number; xxh64: bigint; strippedExports: number; nulledRefs: number } | undefined> {
+    let rawSize = 0;
+    let hash = 0n;
+    const got = await this.fetchOutput(this.counts, key, COOKED_OUTPUT, file, async (lckd, where) => {
+      const header = parseCookedHeader(lckd, where);
+      const raw = await decodeCooked(lckd, where);
+      rawSize = header.rawSize;
+      hash = header.xxh64;
+      const tables = parsePackageTables(raw, where);
+      if (!tables.exports.some((e) => e.objectGuid === guid)) return `holds no export with GUID ${guid}: it is another asset's cook`;
+      return undefined;
+    });
+    if (!got) return undefined;
+    const p = got.properties;
+    return { lckd: got.bytes, rawSize, xxh64: hash, strippedExports: num(p['lumina.strippedExports']), nulledRefs: num(p['lumina.nulledRefs']) };
+  }
+
+  /** Upload a cook (blob first, entry last, never over an existing entry). Tracked until flush(). */
+  put(key: string, lckd: Uint8Array, meta: RemoteCookMeta, file: string): Promise<void> {
+    return this.putOutput(this.counts, key, COOKED_OUTPUT, lckd, {
+      'lumina.strippedExports': String(meta.strippedExports),
+      'lumina.nulledRefs': String(meta.nulledRefs),
+      'lumina.cookMs': String(Math.round(meta.cookMs)),
+    }, file);
+  }
+
+  /**
+   * A compiled shader permutation under `key` (cook/remote/RemoteShaderCache.ts makes the key),
+   * after `verify` (which says what is wrong, or undefined) accepted it; undefined otherwise.
+   * Shares the breaker and the failure counts with the package lookups.
+   */
+  async lookupShader(key: string, file: string, verify: (code: Buffer, where: string) => Promise<string | undefined>): Promise<Buffer | undefined> {
+    return (await this.fetchOutput(this.shaderCounts, key, SHADER_OUTPUT, file, verify))?.bytes;
+  }
+
+  /** Upload a compiled permutation (blob first, entry last, never over an existing entry). */
+  putShader(key: string, code: Uint8Array, compileMs: number, file: string): Promise<void> {
+    return this.putOutput(this.shaderCounts, key, SHADER_OUTPUT, code, { 'lumina.compileMs': String(Math.round(compileMs)) }, file);
+  }
+
+  private async fetchOutput(
+    counts: Counts,
+    key: string,
+    output: string,
+    file: string,
+    verify: (bytes: Buffer, where: string) => Promise<string | undefined>,
+  ): Promise<{ bytes: Buffer; properties: Record<string, string> } | undefined> {
     if (!this.reading) return undefined;
-    this.counts.lookups++;
+    counts.lookups++;
     try {
       const ac = await this.client.getAc(key);
-      if (!ac) return this.miss();
+      if (!ac) return this.miss(counts);
       let result;
       try {
         result = decodeActionResult(ac);
       } catch (e) {
         throw this.bad(key, `action entry is not an ActionResult: ${(e as Error).message}`);
       }
-      const out = result.outputs.find((o) => o.path === COOKED_OUTPUT);
-      if (result.exitCode !== 0 || !out) throw this.bad(key, `action entry has exit code ${result.exitCode} and no "${COOKED_OUTPUT}" output`);
+      const out = result.outputs.find((o) => o.path === output);
+      if (result.exitCode !== 0 || !out) throw this.bad(key, `action entry has exit code ${result.exitCode} and no "${output}" output`);
       if (out.size > MAX_BLOB) throw this.bad(key, `action entry names a ${out.size}-byte blob`);
-      const lckd = await this.client.getCas(out.hash, out.size);
+      const bytes = await this.client.getCas(out.hash, out.size);
       // The entry outlived its blob (evicted): a miss, not the server's fault.
-      if (!lckd) return this.miss();
+      if (!bytes) return this.miss(counts);
       const where = this.client.urlFor('cas', out.hash);
-      let rawSize: number;
-      let hash: bigint;
+      let why: string | undefined;
       try {
-        const header = parseCookedHeader(lckd, where);
-        const raw = await decodeCooked(lckd, where);
-        rawSize = header.rawSize;
-        hash = header.xxh64;
-        const tables = parsePackageTables(raw, where);
-        if (!tables.exports.some((e) => e.objectGuid === guid)) throw new Error(`holds no export with GUID ${guid}: it is another asset's cook`);
+        why = await verify(bytes, where);
       } catch (e) {
-        throw new RemoteRequestError('integrity', `cooked blob is unusable: ${(e as Error).message}`, where);
+        why = (e as Error).message;
       }
+      if (why) throw new RemoteRequestError('integrity', `${output === SHADER_OUTPUT ? 'shader' : 'cooked'} blob is unusable: ${why}`, where);
       this.consecutive = 0;
-      this.counts.hits++;
-      return { lckd, rawSize, xxh64: hash, strippedExports: num(out.properties['lumina.strippedExports']), nulledRefs: num(out.properties['lumina.nulledRefs']) };
+      counts.hits++;
+      return { bytes, properties: out.properties };
     } catch (e) {
       this.failed(e, file);
       return undefined;
     }
   }
 
-  /** Upload a cook (blob first, entry last, never over an existing entry). Tracked until flush(). */
-  put(key: string, lckd: Uint8Array, meta: RemoteCookMeta, file: string): Promise<void> {
+  private putOutput(counts: Counts, key: string, output: string, bytes: Uint8Array, properties: Record<string, string>, file: string): Promise<void> {
     if (!this.writing) return Promise.resolve();
     const p = (async () => {
       try {
-        // No HEAD of the entry first: the Cooker looked it up (a miss) just before cooking, and
-        // putAc checks again right before writing; a blob that is already there is not re-sent.
-        const { hash } = await this.client.putCas(lckd);
-        const entry = encodeActionResult([
-          {
-            path: COOKED_OUTPUT,
-            hash,
-            size: lckd.byteLength,
-            properties: {
-              'lumina.strippedExports': String(meta.strippedExports),
-              'lumina.nulledRefs': String(meta.nulledRefs),
-              'lumina.cookMs': String(Math.round(meta.cookMs)),
-            },
-          },
-        ]);
-        if (await this.client.putAc(key, entry)) this.counts.published++;
-        else this.counts.alreadyThere++;
+        // No HEAD of the entry first: the caller looked it up (a miss) just before making the
+        // bytes, and putAc checks again right before writing; a blob already there is not re-sent.
+        const { hash } = await this.client.putCas(bytes);
+        const entry = encodeActionResult([{ path: output, hash, size: bytes.byteLength, properties }]);
+        if (await this.client.putAc(key, entry)) counts.published++;
+        else counts.alreadyThere++;
         this.consecutive = 0;
       } catch (e) {
         this.failed(e, file);
@@ -264,6 +309,7 @@ export class RemoteCookCache implements CookStore {
       read: this.opts.read,
       write: this.opts.write,
       ...this.counts,
+      shaders: { ...this.shaderCounts },
       failures: { ...this.failures },
       disabled: this.off,
       ...this.client.traffic,
@@ -275,9 +321,9 @@ export class RemoteCookCache implements CookStore {
     this.client.close();
   }
 
-  private miss(): undefined {
+  private miss(counts: Counts): undefined {
     this.consecutive = 0;
-    this.counts.misses++;
+    counts.misses++;
     return undefined;
   }
 

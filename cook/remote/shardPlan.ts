@@ -34,22 +34,38 @@ export function estimatedCost(a: PlannedAsset): number {
   return 4096 + (a.record.className === TEXTURE_CLASS ? 16 * size : size);
 }
 
-function guidRank(guid: string): string {
-  return createHash('sha256').update(guid).digest('hex');
+function rankOf(id: string): string {
+  return createHash('sha256').update(id).digest('hex');
+}
+
+/**
+ * Which share of `count` each item goes to, by the longest-processing-time rule: costliest first,
+ * each to the share with the least cost so far (the lowest index on a tie), equal costs ordered by
+ * a SHA-256 of the item's id, so the split depends only on the ids and costs, never on input order.
+ * Returns the share index per id and each share's total cost.
+ */
+export function assignShares<T>(items: readonly T[], count: number, idOf: (x: T) => string, cost: (x: T) => number): { share: Map<string, number>; load: number[] } {
+  const ranked = items.map((x) => ({ id: idOf(x), cost: cost(x) })).map((r) => ({ ...r, rank: rankOf(r.id) }));
+  ranked.sort((x, y) => y.cost - x.cost || (x.rank < y.rank ? -1 : x.rank > y.rank ? 1 : 0));
+  const load = new Array<number>(Math.max(1, count)).fill(0);
+  const share = new Map<string, number>();
+  for (const r of ranked) {
+    let best = 0;
+    for (let s = 1; s < load.length; s++) if (load[s] < load[best]) best = s;
+    load[best] += r.cost;
+    share.set(r.id, best);
+  }
+  return { share, load };
+}
+
+/** Share `spec.index` of `items` (in the input's order), split as {@link assignShares} does. Equal costs when `cost` is omitted. */
+export function selectShare<T>(items: readonly T[], spec: ShardSpec, idOf: (x: T) => string, cost: (x: T) => number = () => 1): T[] {
+  if (spec.count <= 1) return [...items];
+  const { share } = assignShares(items, spec.count, idOf, cost);
+  return items.filter((x) => share.get(idOf(x)) === spec.index);
 }
 
 /** Split `assets` into `count` shares; returns share `index`, in the input's order. */
 export function selectShard(assets: readonly PlannedAsset[], spec: ShardSpec, cost: (a: PlannedAsset) => number = estimatedCost): PlannedAsset[] {
-  if (spec.count <= 1) return [...assets];
-  const ranked = assets.map((a) => ({ a, cost: cost(a), rank: guidRank(a.record.guid) }));
-  ranked.sort((x, y) => y.cost - x.cost || (x.rank < y.rank ? -1 : x.rank > y.rank ? 1 : 0));
-  const load = new Array<number>(spec.count).fill(0);
-  const mine = new Set<string>();
-  for (const r of ranked) {
-    let best = 0;
-    for (let s = 1; s < spec.count; s++) if (load[s] < load[best]) best = s;
-    load[best] += r.cost;
-    if (best === spec.index) mine.add(r.a.record.guid);
-  }
-  return assets.filter((a) => mine.has(a.record.guid));
+  return selectShare(assets, spec, (a) => a.record.guid, cost);
 }

@@ -34,6 +34,7 @@ import { hashString, initHash } from '../../src/util/hash.js';
 import { canonicalJson } from '../cookCache.js';
 import { checkDefine, compileShader, detectCompiler, type ShaderCompiler } from './compiler.js';
 import { scanMaterials } from './materials.js';
+import type { ShaderRemote, ShaderRemoteRequest } from './ShaderRemote.js';
 import { ShaderStore } from './ShaderStore.js';
 
 /** Bump when what a permutation's cached code means changes (arguments given to the compiler...). */
@@ -56,6 +57,13 @@ export interface ShaderCookOptions {
   compiler?: ShaderCompiler;
   /** Remove cache entries this cook did not use (a full cook does; default true). */
   prune?: boolean;
+  /** A shared cache asked after a local miss, before compiling, and offered what was compiled. */
+  remote?: ShaderRemote;
+  /**
+   * Cook only these permutations (by {@link permutationText}) of all that are asked for: a shard's
+   * share. Every permutation of the share is offered to `remote`, local cache hits too.
+   */
+  share?: (texts: readonly string[]) => ReadonlySet<string>;
 }
 
 export interface ShaderCookResult {
@@ -65,6 +73,8 @@ export interface ShaderCookResult {
   permutations: number;
   compiled: number;
   cached: number;
+  /** Taken from `remote` (verified), not compiled here. */
+  fetched: number;
   failed: number;
   /** Packages whose materials were read (not known to the materials cache). */
   materialsRead: number;
@@ -168,7 +178,11 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
   });
 
   // ---- 2. compiler and keys ----
-  const list = [...wanted.values()].sort((a, b) => cmp(permutationText(a.id), permutationText(b.id)));
+  let list = [...wanted.values()].sort((a, b) => cmp(permutationText(a.id), permutationText(b.id)));
+  if (opts.share) {
+    const mine = opts.share(list.map((w) => permutationText(w.id)));
+    list = list.filter((w) => mine.has(permutationText(w.id)));
+  }
   const found = opts.compiler ?? (await detectCompiler());
   const compiler: ShaderCompiler | undefined = typeof found === 'string' ? undefined : found;
   if (!compiler && list.length) fail(errors.shaderCompilerMissing(list[0].file, found as string));
@@ -186,7 +200,18 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
   // ---- 3. cache, then compile what is missing ----
   let compiled = 0;
   let cached = 0;
+  let fetched = 0;
   let failed = 0;
+  const { remote } = opts;
+  const remoteRequest = (w: Wanted): ShaderRemoteRequest => ({
+    id: w.id,
+    language: w.language,
+    compiler: compiler!,
+    files: closures.get(w.id.source)!.files.map((f) => ({ ...f, file: shaders.get(f.virtualPath)?.file ?? '' })),
+    file: w.file,
+    timeoutMs: config.shaders.timeoutMs,
+    signal: opts.signal,
+  });
   const compiledList: string[] = [];
   if (compiler) {
     const queue = new PQueue({ concurrency: Math.max(1, config.shaders.concurrency || os.availableParallelism()) });
@@ -196,6 +221,19 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
         if (hit) {
           w.code = hit;
           cached++;
+          // A shard's whole share must reach the shared cache, what this machine had too.
+          if (remote && opts.share) void remote.publish(remoteRequest(w), hit, 0);
+          return;
+        }
+        const got = remote && compiler.languages.has(w.language) ? await remote.fetch(remoteRequest(w)) : undefined;
+        if (got) {
+          w.code = got;
+          fetched++;
+          try {
+            await store.put(w.key!, got);
+          } catch (e) {
+            log.warn({ code: 'IO_FAILED', file: store.dir }, `shader cache entry not saved: ${(e as Error).message}`);
+          }
           return;
         }
         if (!compiler.languages.has(w.language)) {
@@ -223,6 +261,7 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
           } catch (e) {
             log.warn({ code: 'IO_FAILED', file: store.dir }, `shader cache entry not saved: ${(e as Error).message}`);
           }
+          if (remote) void remote.publish(remoteRequest(w), res.code, res.ms);
           return;
         }
         failed++;
@@ -238,6 +277,7 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
       });
     }
     await queue.onIdle();
+    await remote?.flush();
     if (ok && opts.prune !== false) await store.prune(new Set(list.map((w) => w.key!))).catch(() => 0);
   }
 
@@ -249,8 +289,8 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
   for (const chunk of opts.chunks) chunkBytes.set(chunk, encodeShaderCache({ compiler: id, permutations: done.filter((w) => w.chunks.has(chunk)).map(perm) }));
   const allBytes = encodeShaderCache({ compiler: id, permutations: done.map(perm) });
   compiledList.sort(cmp);
-  if (list.length) log.info({ permutations: list.length, compiled, cached, failed, compiler: id }, 'shaders cooked');
-  return { ok, compiler: id, permutations: list.length, compiled, cached, failed, materialsRead: scan.read, chunkBytes, allBytes, compiledList };
+  if (list.length) log.info({ permutations: list.length, compiled, cached, fetched, failed, compiler: id }, 'shaders cooked');
+  return { ok, compiler: id, permutations: list.length, compiled, cached, fetched, failed, materialsRead: scan.read, chunkBytes, allBytes, compiledList };
 }
 
 /** "material /Game/M/Rock.Rock" or "materials /Game/A.A, /Game/B.B (and 3 more)" or "shaders.global". */

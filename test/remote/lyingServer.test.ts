@@ -8,8 +8,9 @@
 import fsp from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookProject, type CookSummary } from '../../cook/cookProject.js';
-import { decodeActionResult } from '../../cook/remote/actionResult.js';
-import { MAX_CONSECUTIVE_ERRORS } from '../../cook/remote/RemoteCookCache.js';
+import { decodeActionResult, encodeActionResult } from '../../cook/remote/actionResult.js';
+import { sha256Hex } from '../../cook/remote/RemoteCacheClient.js';
+import { COOKED_OUTPUT, MAX_CONSECUTIVE_ERRORS, SHADER_OUTPUT } from '../../cook/remote/RemoteCookCache.js';
 import { copySample, readPaks } from './servers.js';
 import { startLyingServer, type LyingServer } from './lyingServer.js';
 
@@ -31,10 +32,17 @@ async function machine(remoteCache: Record<string, unknown>, concurrency = 1): P
 }
 
 const remoteWarnings = (s: CookSummary) => s.problems.filter((p) => p.code === 'REMOTE_CACHE');
+/** The server's action keys whose one output is `output` (packages or shader permutations), sorted. */
+const acKeysOf = (output: string) =>
+  [...server.store.keys()]
+    .filter((k) => k.startsWith('/ac/') && decodeActionResult(server.store.get(k)!).outputs[0].path === output)
+    .sort();
+const blobOf = (ac: string) => `/cas/${decodeActionResult(server.store.get(ac)!).outputs[0].hash}`;
 
 describe('a lying remote cache', () => {
   let reference: Map<string, Buffer>;
   let published = 0;
+  let permutations = 0;
 
   it('publishes through keep-alive sockets, never more requests in flight than the bound', async () => {
     const a = await machine({ write: true }, 0);
@@ -42,17 +50,26 @@ describe('a lying remote cache', () => {
     expect(s.ok).toBe(true);
     published = s.remoteCache!.published;
     expect(published).toBeGreaterThanOrEqual(8);
+    // Every compiled shader permutation is published too, in its own action entry.
+    permutations = s.shaders.permutations;
+    expect(permutations).toBeGreaterThanOrEqual(5);
+    expect(s.shaders.compiled).toBe(permutations);
+    expect(s.remoteCache!.shaders).toMatchObject({ lookups: permutations, misses: permutations, published: permutations });
+    expect(acKeysOf(COOKED_OUTPUT).length).toBe(published);
+    expect(acKeysOf(SHADER_OUTPUT).length).toBe(permutations);
     reference = await readPaks(a);
     expect(server.stats.maxInFlight).toBeLessThanOrEqual(16);
-    // Per asset: the lookup (GET ac, a miss), then HEAD cas, PUT cas, HEAD ac (right before
-    // writing: never over an existing entry), PUT ac; all on at most 16 sockets.
-    expect(server.stats.requests).toBe(5 * published);
+    // Per entry: the lookup (GET ac, a miss), then HEAD cas, PUT cas (unless those bytes are there
+    // already: two permutations may compile alike), HEAD ac (right before writing: never over an
+    // existing entry), PUT ac; all on at most 16 sockets.
+    const stored = [...server.store.keys()];
+    const casCount = stored.filter((k) => k.startsWith('/cas/')).length;
+    expect(server.stats.requests).toBe(4 * (published + permutations) + casCount);
     expect(server.stats.connections).toBeLessThanOrEqual(16);
   });
 
   it('catches every lie, cooks those assets locally, and ships the same paks', async () => {
-    const acKeys = [...server.store.keys()].filter((k) => k.startsWith('/ac/')).sort();
-    const blobOf = (ac: string) => `/cas/${decodeActionResult(server.store.get(ac)!).outputs[0].hash}`;
+    const acKeys = acKeysOf(COOKED_OUTPUT);
     server.lies.set(blobOf(acKeys[0]), { kind: 'truncated' });
     server.lies.set(blobOf(acKeys[1]), { kind: 'flipped' });
     server.lies.set(blobOf(acKeys[2]), { kind: 'foreign', bytes: server.store.get(blobOf(acKeys[7]))! });
@@ -72,6 +89,8 @@ describe('a lying remote cache', () => {
       disabled: false,
     });
     expect(s.fetched).toBe(published - 7);
+    expect(s.shaders).toMatchObject({ fetched: permutations, compiled: 0 });
+    expect(s.remoteCache!.shaders).toMatchObject({ lookups: permutations, hits: permutations });
     expect(await readPaks(b)).toEqual(reference);
     // Five failures named one by one, then the count.
     const w = remoteWarnings(s);
@@ -100,4 +119,47 @@ describe('a lying remote cache', () => {
     expect(remoteWarnings(s).filter((p) => p.message.includes('off for the rest of this run')).length).toBe(1);
     expect(await readPaks(c)).toEqual(reference);
   });
+
+  it("a shader blob that is cut short, flipped, another permutation's, invalid SPIR-V or no entry at all is compiled locally, never packed", async () => {
+    server.lies.clear();
+    const all = acKeysOf(SHADER_OUTPUT);
+    const blob = (ac: string) => server.store.get(blobOf(ac))!;
+    const entryLie = (ac: string, bytes: Buffer) => {
+      const original = decodeActionResult(server.store.get(ac)!).outputs[0];
+      const hash = sha256Hex(bytes);
+      server.store.set(`/cas/${hash}`, bytes);
+      server.lies.set(ac, { kind: 'foreign', bytes: Buffer.from(encodeActionResult([{ ...original, hash, size: bytes.byteLength }])) });
+    };
+    // A well-formed entry naming a valid module in the CAS, of another entry point: a fragment
+    // shader's code for a vertex permutation.
+    const vertex = all.find((k) => blob(k).includes('VSMain') && !blob(k).includes('PSMain'))!;
+    const fragment = all.find((k) => blob(k).includes('PSMain') && !blob(k).includes('VSMain'))!;
+    expect(vertex && fragment).toBeTruthy();
+    // Lies about a blob are per path: only code no other permutation shares is cut or flipped.
+    const unique = all.filter((k) => k !== vertex && k !== fragment && all.filter((o) => blobOf(o) === blobOf(k)).length === 1);
+    const [truncated, flipped] = unique;
+    const [invalid, garbage] = all.filter((k) => ![vertex, fragment, truncated, flipped].includes(k));
+    expect([truncated, flipped, invalid, garbage].every(Boolean)).toBe(true);
+    entryLie(vertex, blob(fragment));
+    server.lies.set(blobOf(truncated), { kind: 'truncated' });
+    server.lies.set(blobOf(flipped), { kind: 'flipped' });
+    // Well-formed all the way (entry, blob in the CAS, hash and size right, SPIR-V magic and the
+    // right entry point), but its id bound says no id may exist: only spirv-val can tell.
+    const bad = Buffer.from(blob(invalid));
+    bad.writeUInt32LE(1, 12);
+    entryLie(invalid, bad);
+    server.lies.set(garbage, { kind: 'foreign', bytes: Buffer.from('\x08\x96\x01not an ActionResult at all\xff\xff') });
+
+    const c = await machine({}, 0);
+    const s = await cookProject({ projectDir: c });
+    expect(s.ok).toBe(true);
+    expect(s.shaders).toMatchObject({ permutations, fetched: permutations - 5, compiled: 5, failed: 0 });
+    expect(s.remoteCache).toMatchObject({ hits: published, shaders: { lookups: permutations, hits: permutations - 5 }, failures: { integrity: 5, timeout: 0, reset: 0, status: 0 }, disabled: false });
+    expect(await readPaks(c)).toEqual(reference);
+    const w = remoteWarnings(s).map((p) => p.message);
+    expect(w.length).toBe(5);
+    expect(w.some((m) => /shader blob is unusable: declares no vertex entry point "VSMain" \(entry points: 4:PSMain\)/.test(m))).toBe(true);
+    expect(w.some((m) => /shader blob is unusable: spirv-val: /.test(m))).toBe(true);
+    expect(w.filter((m) => /blob has \d+ bytes, expected \d+|blob hashes to sha256|is not an ActionResult/.test(m)).length).toBe(3);
+  }, 120_000);
 });

@@ -42,10 +42,16 @@ describe('remote cache between two machines (nginx WebDAV)', () => {
     expect(texts).toBeGreaterThan(0);
     expect(packages).toBeGreaterThan(0);
     expect(sa.remoteCache).toMatchObject({ lookups: packages, hits: 0, misses: packages, published: packages, disabled: false });
-    // Blobs and entries both landed, under the instance prefix.
+    // Blobs and entries both landed, under the instance prefix: one per package and one per
+    // shader permutation (two permutations may compile to the same blob).
     const published = sa.remoteCache!.published;
-    expect((await fsp.readdir(path.join(server.root, 'ci/ac'))).length).toBe(published);
-    expect((await fsp.readdir(path.join(server.root, 'ci/cas'))).length).toBe(published);
+    const permutations = sa.shaders.permutations;
+    expect(permutations).toBeGreaterThan(0);
+    expect(sa.remoteCache!.shaders).toMatchObject({ lookups: permutations, misses: permutations, published: permutations });
+    expect((await fsp.readdir(path.join(server.root, 'ci/ac'))).length).toBe(published + permutations);
+    const blobs = (await fsp.readdir(path.join(server.root, 'ci/cas'))).length;
+    expect(blobs).toBeGreaterThan(published);
+    expect(blobs).toBeLessThanOrEqual(published + permutations);
 
     // Machine B only reads (the default) and lives in another folder.
     const b = await machine({ remoteCache: { url: `${server.url}/ci` } });
@@ -53,7 +59,8 @@ describe('remote cache between two machines (nginx WebDAV)', () => {
     expect(sb.ok).toBe(true);
     expect(sb.fetched).toBe(published);
     expect(sb.cooked).toBe(texts);
-    expect(sb.remoteCache).toMatchObject({ hits: published, published: 0, disabled: false });
+    expect(sb.remoteCache).toMatchObject({ hits: published, published: 0, shaders: { hits: permutations, published: 0 }, disabled: false });
+    expect(sb.shaders).toMatchObject({ fetched: permutations, compiled: 0 });
     expect(Object.values(sb.remoteCache!.failures).every((n) => n === 0)).toBe(true);
     expect(await readPaks(b)).toEqual(await readPaks(a));
 
@@ -68,19 +75,22 @@ describe('remote cache between two machines (nginx WebDAV)', () => {
     const s1 = await cookProject({ projectDir: a });
     const entries = await fsp.readdir(path.join(server.root, 'salted/ac'));
     const before = new Map(await Promise.all(entries.map(async (k) => [k, await fsp.readFile(path.join(server.root, 'salted/ac', k))] as const)));
-    expect(before.size).toBe(s1.remoteCache!.published);
+    // Packages and shader permutations alike.
+    const shaders = s1.shaders.permutations;
+    expect(before.size).toBe(s1.remoteCache!.published + shaders);
 
     // Same content, same salt, clean machine that writes: everything comes from the cache, nothing is re-published.
     const b = await machine({ remoteCache: { url: `${server.url}/salted`, write: true, salt: 'gen-1' } });
     const s2 = await cookProject({ projectDir: b });
-    expect(s2.fetched).toBe(before.size);
-    expect(s2.remoteCache!.published).toBe(0);
+    expect(s2.fetched).toBe(before.size - shaders);
+    expect(s2.shaders.fetched).toBe(shaders);
+    expect(s2.remoteCache!.published + s2.remoteCache!.shaders.published).toBe(0);
 
     // Another salt: nothing matches, and the new generation is written beside the old one.
     const c = await machine({ remoteCache: { url: `${server.url}/salted`, write: true, salt: 'gen-2' } });
     const s3 = await cookProject({ projectDir: c });
-    expect(s3.fetched).toBe(0);
-    expect(s3.remoteCache!.published).toBe(before.size);
+    expect(s3.fetched + s3.shaders.fetched).toBe(0);
+    expect(s3.remoteCache!.published + s3.remoteCache!.shaders.published).toBe(before.size);
     const after = await fsp.readdir(path.join(server.root, 'salted/ac'));
     expect(after.length).toBe(2 * before.size);
     for (const [k, bytes] of before) expect(await fsp.readFile(path.join(server.root, 'salted/ac', k))).toEqual(bytes);

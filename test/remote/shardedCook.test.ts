@@ -48,13 +48,24 @@ describe('cook --shard i/N, then cook --assemble', () => {
     const packages = shares.reduce((a, b) => a + b, 0);
     // Disjoint shares that cover the plan: every package was published exactly once.
     expect(shards.reduce((a, s) => a + s.remoteCache!.published, 0)).toBe(packages);
+    // The shader permutations are split too: each shard compiles and publishes its share.
+    const permutations = shards.reduce((n, s) => n + s.shaders.permutations, 0);
+    for (const s of shards) expect(s.shaders.permutations).toBeGreaterThan(0);
+    expect(shards.reduce((n, s) => n + s.remoteCache!.shaders.published, 0)).toBe(permutations);
 
     const a = await cook(['--project', assembler, '--remote-cache', url, '--assemble']);
     expect(a.ok).toBe(true);
     expect(a.fetched).toBe(packages);
     expect(a.cooked).toBe(a.assets - packages); // only the text assets, which are copied
+    // Every permutation came from the shards, none was compiled here.
+    expect(a.shaders).toMatchObject({ permutations, fetched: permutations, compiled: 0, failed: 0 });
     const plain = await cook(['--project', single]);
     expect(plain.assets).toBe(a.assets);
+    expect(plain.shaders).toMatchObject({ permutations, compiled: permutations });
+    // The whole ShaderCache.bin (each chunk pak's own is compared with the paks below).
+    const shaderCache = await fsp.readFile(`${assembler}/Saved/Cooked/ShaderCache.bin`);
+    expect(shaderCache.byteLength).toBeGreaterThan(1000);
+    expect(shaderCache.equals(await fsp.readFile(`${single}/Saved/Cooked/ShaderCache.bin`))).toBe(true);
     const paks = await readPaks(assembler);
     expect([...paks.keys()]).toEqual(['Foliage.pak', 'Main.pak']);
     expect(paks).toEqual(await readPaks(single));
