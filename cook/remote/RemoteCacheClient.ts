@@ -75,6 +75,9 @@ interface Answer {
   body: Buffer;
 }
 
+/** How many blob hashes putCas remembers (about 150 bytes each). */
+const MAX_REMEMBERED_BLOBS = 100_000;
+
 export class RemoteCacheClient {
   readonly base: URL;
   readonly traffic: RemoteTraffic = { requests: 0, bytesDown: 0, bytesUp: 0 };
@@ -85,6 +88,8 @@ export class RemoteCacheClient {
   private readonly maxAcBytes: number;
   private readonly mod: typeof http | typeof https;
   private aborted = false;
+  /** Blobs put (or being put) in this run, by SHA-256. */
+  private readonly casPuts = new Map<string, Promise<boolean>>();
 
   constructor(opts: RemoteCacheClientOptions) {
     const base = new URL(opts.url);
@@ -134,12 +139,32 @@ export class RemoteCacheClient {
     throw new RemoteRequestError('status', `HEAD answered ${a.status}`, url, a.status);
   }
 
-  /** Upload a blob to the CAS unless the server already has it. Returns its SHA-256. */
+  /**
+   * Upload a blob to the CAS unless the server already has it. Returns its SHA-256. A blob this
+   * client already put, or is putting (two shader permutations often compile to the same bytes),
+   * is not asked about or sent again: one HEAD and at most one PUT per distinct blob and run.
+   */
   async putCas(bytes: Uint8Array): Promise<{ hash: string; uploaded: boolean }> {
     const hash = sha256Hex(bytes);
-    if (await this.has('cas', hash)) return { hash, uploaded: false };
-    await this.put(this.urlFor('cas', hash), bytes);
-    return { hash, uploaded: true };
+    const earlier = this.casPuts.get(hash);
+    if (earlier) {
+      await earlier;
+      return { hash, uploaded: false };
+    }
+    const p = (async () => {
+      if (await this.has('cas', hash)) return false;
+      await this.put(this.urlFor('cas', hash), bytes);
+      return true;
+    })();
+    // Bounded: past the cap a repeat costs one HEAD again, nothing worse.
+    if (this.casPuts.size >= MAX_REMEMBERED_BLOBS) this.casPuts.clear();
+    this.casPuts.set(hash, p);
+    try {
+      return { hash, uploaded: await p };
+    } catch (e) {
+      this.casPuts.delete(hash);
+      throw e;
+    }
   }
 
   /**

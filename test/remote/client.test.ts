@@ -32,6 +32,12 @@ describe('RemoteCacheClient against nginx WebDAV', () => {
       expect(await c.getCas(hash, bytes.byteLength)).toEqual(bytes);
       // Asked for another size, the same bytes are not accepted.
       await expect(c.getCas(hash, bytes.byteLength + 1)).rejects.toMatchObject({ kind: 'integrity' });
+      // The same new bytes put twice at once (two permutations that compile alike): one HEAD, one PUT.
+      const twice = Buffer.from('shader bytes '.repeat(100));
+      const before = c.traffic.requests;
+      const both = await Promise.all([c.putCas(twice), c.putCas(twice)]);
+      expect(both.map((r) => r.uploaded).sort()).toEqual([false, true]);
+      expect(c.traffic.requests - before).toBe(2);
     } finally {
       c.close();
     }
