@@ -49,6 +49,17 @@ export class PackageContext {
     readonly textureSize: number,
   ) {}
 
+  /**
+   * What `asset` references, by index (sparse: only its hard and soft targets), so a package is
+   * built without every planned asset in memory.
+   */
+  dependencies(asset: PlannedAsset): PlannedAsset[] {
+    const out: PlannedAsset[] = [];
+    for (const i of asset.hard) out[i] = this.plan.asset(i);
+    for (const i of asset.soft) out[i] ??= this.plan.asset(i);
+    return out;
+  }
+
   /** The per-asset random stream: independent of the order packages are built in. */
   random(asset: PlannedAsset): Random {
     return new Random((this.seed ^ Math.imul(asset.index + 1, 0x9e3779b1)) >>> 0);
@@ -105,7 +116,7 @@ class Exports {
 /** Build the `.lasset` bytes of a planned package asset (every kind but `text`). */
 export function buildAssetPackage(asset: PlannedAsset, ctx: PackageContext): Uint8Array {
   const rnd = ctx.random(asset);
-  const assets = ctx.plan.assets;
+  const assets = ctx.dependencies(asset);
   const imports: ImportEntry[] = [...asset.hard.map((i) => hard(assets[i].guid)), ...asset.soft.map((i) => soft(assets[i].guid))];
   const ex = new Exports(rnd);
   // The asset export comes first and carries the asset's GUID; its properties are filled in below.

@@ -41,17 +41,22 @@ export async function generateProject(opts: GenerateOptions): Promise<GenerateRe
   const ctx = new PackageContext(plan, seed, opts.textureSize ?? 16);
   const out = path.resolve(opts.out);
 
-  const dirs = new Set<string>();
-  for (const a of plan.assets) dirs.add(path.dirname(path.join(out, a.file)));
-  for (const p of plan.plugins) dirs.add(path.join(out, p.path, 'Content'));
   await fsp.mkdir(out, { recursive: true });
-  // Sorted so parents come first; recursive mkdir makes the order matter only for speed.
-  for (const d of [...dirs].sort()) await fsp.mkdir(d, { recursive: true });
+  // Folders are made as the first file in each is written (a few thousand at a million assets).
+  const made = new Map<string, Promise<unknown>>();
+  const folder = (dir: string) => {
+    let p = made.get(dir);
+    if (!p) made.set(dir, (p = fsp.mkdir(dir, { recursive: true })));
+    return p;
+  };
+  for (const p of plan.plugins) await folder(path.join(out, p.path, 'Content'));
 
   let files = 0;
   let bytes = 0;
   const write = async (rel: string, data: Uint8Array | string) => {
-    await fsp.writeFile(path.join(out, rel), data);
+    const file = path.join(out, rel);
+    await folder(path.dirname(file));
+    await fsp.writeFile(file, data);
     files++;
     bytes += typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
   };
@@ -66,17 +71,15 @@ export async function generateProject(opts: GenerateOptions): Promise<GenerateRe
     await write(`Content/${rel}`, text);
   }
 
-  // Packages are built inside the workers: each draws from its own per-asset stream, so the
-  // order in which workers finish never changes a byte.
+  // Packages are built inside the workers, one asset at a time from the compact plan (nothing
+  // per asset stays in memory): each draws from its own per-asset stream, so the order in which
+  // workers finish never changes a byte.
   let next = 0;
   const worker = async () => {
-    while (next < plan.assets.length) {
-      const a = plan.assets[next++];
-      await writeAsset(a, ctx, write);
-    }
+    while (next < plan.count) await writeAsset(plan.asset(next++), ctx, write);
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 64) }, worker));
-  return { files, bytes, assets: plan.assets.length };
+  return { files, bytes, assets: plan.count };
 }
 
 async function writeAsset(a: PlannedAsset, ctx: PackageContext, write: (rel: string, data: Uint8Array | string) => Promise<void>): Promise<void> {
