@@ -10,13 +10,18 @@
  * of the same chunk, hard edges first (soft ones only where no hard path exists), so the chain
  * starts at a root of the chunk the asset ships in and is all-hard whenever the cook reached the
  * asset through hard edges.
+ *
+ * Bounded at any size: a cook of more than `assetLimit` assets (20k by default) lists only the
+ * assets a reader looks at (the largest, the slowest, failures, soft-only ones, the roots, and every
+ * asset on their chains), with at most 50 referrers each, and gives every folder's count and bytes
+ * (`folders`) so the treemap still sums to the whole cook. A million-asset report stays a few MB.
  */
 import path from 'node:path';
 import type { ProjectConfig } from '../../config/index.js';
 import { DependencyType } from '../../src/format/packageTypes.js';
 import type { AssetRecord } from '../../src/registry/types.js';
 import type { AssetCookResult } from '../cookAsset.js';
-import type { CookProblem, CookSummary } from '../Cooker.js';
+import type { AssetReport, CookProblem, CookSummary } from '../Cooker.js';
 import type { CookRoot } from '../../src/registry/cookRoots.js';
 import { compareChunks, type CookPlan } from '../planCook.js';
 
@@ -45,8 +50,22 @@ export interface ReportAsset {
   fromVia?: 'Hard' | 'Soft';
   /** Root reason on roots ("project", "plugin", "startupMap", "primary"). */
   root?: string;
-  /** Assets that import it: an index when the referrer is cooked too, else its package path. */
+  /**
+   * Assets that import it: an index when the referrer is listed too; else its package path (not
+   * cooked) or, in a bounded report, its virtual path with extension (cooked, not listed).
+   */
   referrers: Array<number | string>;
+  /** How many assets import it, when `referrers` holds only the first of them (bounded report). */
+  referrerCount?: number;
+}
+
+/** One folder of a chunk in a bounded report: every shipped asset in it, listed or not. */
+export interface ReportFolder {
+  chunk: string;
+  /** Virtual folder, e.g. `/Game/Textures/Set_001`. */
+  folder: string;
+  assets: number;
+  bytesOut: number;
 }
 
 export interface ReportReference {
@@ -84,6 +103,10 @@ export interface CookReport {
   /** Re-cooked assets by reason. */
   recooked: Record<string, number>;
   assets: ReportAsset[];
+  /** Present when the cook had more assets than `assets` lists (see the module comment). */
+  listed?: { assets: number; of: number; referrersPerAsset: number };
+  /** Bounded report only: every folder's assets and cooked bytes, for the treemap. */
+  folders?: ReportFolder[];
   /** soft: "exclude": soft references the cook left out. */
   softExcluded: ReportReference[];
   /** Dependencies that no mounted asset has. */
@@ -101,7 +124,18 @@ export interface ReportInput {
   /** Every record (for referrers and reference targets); the registry's `all()`. */
   records: Iterable<AssetRecord>;
   now?: Date;
+  /** List every asset up to this many; above it the report is bounded (default REPORT_ASSET_LIMIT). */
+  assetLimit?: number;
+  /** A bounded report's length of each top list (default REPORT_TOP). */
+  listTop?: number;
 }
+
+/** Cooks of up to this many assets list every asset in the report. */
+export const REPORT_ASSET_LIMIT = 20_000;
+/** A bounded report lists this many of each kind (largest, slowest, failed, soft-only). */
+export const REPORT_TOP = 1000;
+/** A bounded report names this many referrers per asset. */
+export const REPORT_REFERRERS = 50;
 
 const typeName = (t: DependencyType): 'Hard' | 'Soft' => (t === DependencyType.Soft ? 'Soft' : 'Hard');
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -109,67 +143,120 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
 /** Build the report's data from what the cook already knows; reads no file. */
 export function buildCookReport(input: ReportInput): CookReport {
   const { config, plan, summary } = input;
-  const index = new Map<string, number>();
-  const byGuid = new Map<string, AssetRecord>();
   const prefix = config.projectDir + path.sep;
   // Files relative to the project, with '/' (path.relative is slow at 20k calls).
   const rel = (f: string) => {
     const r = f.startsWith(prefix) ? f.slice(prefix.length) : path.relative(config.projectDir, f);
     return path.sep === '/' ? r : r.split(path.sep).join('/');
   };
-  for (const r of input.records) byGuid.set(r.guid, r);
 
-  // The summary's per-asset reports are sorted by GUID, like the plan's lists.
-  const assets: ReportAsset[] = summary.assetReports.map((a, i) => {
-    index.set(a.guid, i);
-    const record = byGuid.get(a.guid);
-    return {
+  // The summary's per-asset reports are sorted by GUID, like the plan's lists. Per asset only
+  // numbers are kept here (a million-asset cook must not build a million report objects).
+  const all = summary.assetReports;
+  const n = all.length;
+  const index = new Map<string, number>();
+  all.forEach((a, i) => index.set(a.guid, i));
+  const bounded = n > (input.assetLimit ?? REPORT_ASSET_LIMIT);
+  const cap = <T>(list: readonly T[]) => (bounded ? list.slice(0, REPORT_TOP) : list);
+  const softExcluded = cap(plan.softExcluded);
+  const missing = cap(plan.missing);
+  // The package paths of reference targets the cook did not ship (left out, or not mounted).
+  const packagePaths = new Map<string, string>();
+  for (const e of [...softExcluded, ...missing]) if (!index.has(e.guid)) packagePaths.set(e.guid, e.guid);
+  const records = new Array<AssetRecord | undefined>(n);
+  for (const r of input.records) {
+    const i = index.get(r.guid);
+    if (i !== undefined) records[i] = r;
+    else if (packagePaths.has(r.guid)) packagePaths.set(r.guid, r.packagePath);
+  }
+  const bytesOut = (i: number) => (all[i].status === 'failed' ? 0 : all[i].bytesOut);
+  const chains = linkChains(plan, input.roots, index, all, records, config.cook.soft === 'include');
+
+  const listed = bounded ? selectListed(all, chains, bytesOut, input.listTop ?? REPORT_TOP) : Array.from({ length: n }, (_, i) => i);
+  const listedIndex = new Map<number, number>();
+  listed.forEach((i, k) => listedIndex.set(i, k));
+  const assets: ReportAsset[] = listed.map((i) => {
+    const a = all[i];
+    const out: ReportAsset = {
       path: a.path,
       guid: a.guid,
-      className: record?.className ?? '',
+      className: records[i]?.className ?? '',
       file: rel(a.file),
       chunk: a.chunk,
       via: a.via,
       status: a.status,
       ...(a.reason ? { reason: a.reason } : {}),
       bytesIn: a.bytesIn,
-      bytesOut: a.status === 'failed' ? 0 : a.bytesOut,
+      bytesOut: bytesOut(i),
       ms: round(a.ms),
       referrers: [],
     };
+    const from = chains.from[i];
+    if (from >= 0) {
+      out.from = listedIndex.get(from);
+      out.fromVia = typeName(chains.fromVia[i]);
+    }
+    const root = chains.rootReason.get(i);
+    if (root !== undefined) out.root = root;
+    return out;
   });
 
   // Referrers, over the whole registry (an uncooked referrer is named by its path).
   // A package may import the same asset twice (Hard and Soft): count it once. `lastReferrer[to]`
   // is the record that last added itself to `to`, cheaper than a set per record.
   const lastReferrer = new Array<AssetRecord | undefined>(assets.length);
-  for (const r of byGuid.values()) {
+  const referrerCount = new Uint32Array(assets.length);
+  const maxReferrers = bounded ? REPORT_REFERRERS : Infinity;
+  for (const r of input.records) {
     const from = index.get(r.guid);
     for (const d of r.dependencies) {
-      const to = index.get(d.guid);
+      const i = index.get(d.guid);
+      const to = i === undefined ? undefined : listedIndex.get(i);
       if (to === undefined || lastReferrer[to] === r) continue;
       lastReferrer[to] = r;
-      assets[to].referrers.push(from ?? r.packagePath);
+      if (referrerCount[to]++ >= maxReferrers) continue;
+      const fromListed = from === undefined ? undefined : listedIndex.get(from);
+      assets[to].referrers.push(fromListed ?? (from === undefined ? r.packagePath : all[from].path));
     }
   }
+  if (bounded) assets.forEach((a, k) => referrerCount[k] > a.referrers.length && (a.referrerCount = referrerCount[k]));
 
-  linkChains(plan, input.roots, index, assets, byGuid, config.cook.soft === 'include');
-
+  // Chunk totals (and a bounded report's folder totals) over every asset, listed or not.
+  const chunkTotals = new Map<string, { assets: number; bytesOut: number }>();
+  const folders = new Map<string, ReportFolder>();
+  for (let i = 0; i < n; i++) {
+    const a = all[i];
+    const c = chunkTotals.get(a.chunk) ?? { assets: 0, bytesOut: 0 };
+    c.assets++;
+    c.bytesOut += bytesOut(i);
+    chunkTotals.set(a.chunk, c);
+    if (!bounded) continue;
+    const folder = a.path.slice(0, Math.max(0, a.path.lastIndexOf('/')));
+    const key = `${a.chunk}\0${folder}`;
+    const f = folders.get(key) ?? { chunk: a.chunk, folder, assets: 0, bytesOut: 0 };
+    f.assets++;
+    f.bytesOut += bytesOut(i);
+    folders.set(key, f);
+  }
   const chunks = plan.chunks.map((name) => {
-    const mine = assets.filter((a) => a.chunk === name);
+    const t = chunkTotals.get(name) ?? { assets: 0, bytesOut: 0 };
     const pak = summary.paks.find((p) => p.chunk === name);
     return {
       name,
-      assets: mine.length,
-      bytesOut: mine.reduce((n, a) => n + a.bytesOut, 0),
+      assets: t.assets,
+      bytesOut: t.bytesOut,
       ...(pak ? { pak: { file: rel(pak.file), bytes: pak.bytes, entries: pak.entries, written: pak.written } } : {}),
     };
   });
   chunks.sort((a, b) => compareChunks(a.name, b.name));
 
+  const pathOf = (guid: string) => {
+    const i = index.get(guid);
+    return i !== undefined ? (records[i]?.packagePath ?? all[i].path) : packagePaths.get(guid);
+  };
   const ref = (e: { referrer: AssetRecord; guid: string; type: DependencyType }): ReportReference => ({
     referrer: e.referrer.packagePath,
-    target: byGuid.get(e.guid)?.packagePath ?? e.guid,
+    target: pathOf(e.guid) ?? e.guid,
     guid: e.guid,
     type: typeName(e.type),
   });
@@ -199,23 +286,61 @@ export function buildCookReport(input: ReportInput): CookReport {
     chunks,
     recooked,
     assets,
-    softExcluded: plan.softExcluded.map(ref),
-    missing: plan.missing.map(ref),
+    ...(bounded
+      ? {
+          listed: { assets: assets.length, of: n, referrersPerAsset: REPORT_REFERRERS },
+          folders: [...folders.values()].sort((a, b) => compareChunks(a.chunk, b.chunk) || (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0)),
+        }
+      : {}),
+    softExcluded: softExcluded.map(ref),
+    missing: missing.map(ref),
     // Files relative to the project, as the CLI prints them.
-    problems: summary.problems.map((p) => (p.file && path.isAbsolute(p.file) ? { ...p, file: rel(p.file) } : p)),
+    problems: cap(summary.problems).map((p) => (p.file && path.isAbsolute(p.file) ? { ...p, file: rel(p.file) } : p)),
   };
 }
 
-/** Set `from`/`fromVia` (and `root`) on every cooked package; see the module comment. */
-function linkChains(plan: CookPlan, roots: readonly CookRoot[], index: Map<string, number>, assets: ReportAsset[], byGuid: Map<string, AssetRecord>, followSoft: boolean): void {
-  const reached = new Set<number>();
+/**
+ * What a bounded report lists (indexes into the GUID-sorted assets, ascending): the `listTop`
+ * largest, slowest (of those cooked now), failed or verbatim, and soft-only assets, every root,
+ * and every asset on their chains from a root, so each listed asset's chain is listed too.
+ */
+function selectListed(all: readonly AssetReport[], chains: Chains, bytesOut: (i: number) => number, listTop: number): number[] {
+  const pick = new Set<number>();
+  const top = (keep: (i: number) => boolean, by: (i: number) => number) => {
+    const ids: number[] = [];
+    for (let i = 0; i < all.length; i++) if (keep(i)) ids.push(i);
+    ids.sort((x, y) => by(y) - by(x) || x - y);
+    for (const i of ids.slice(0, listTop)) pick.add(i);
+  };
+  top((i) => bytesOut(i) > 0, bytesOut);
+  top((i) => all[i].status !== 'cached', (i) => all[i].ms);
+  top((i) => all[i].status === 'failed' || all[i].status === 'verbatim', () => 0);
+  top((i) => all[i].via === 'soft', bytesOut);
+  for (const i of chains.rootReason.keys()) pick.add(i);
+  for (const i of [...pick]) for (let k = chains.from[i]; k >= 0 && !pick.has(k); k = chains.from[k]) pick.add(k);
+  return [...pick].sort((x, y) => x - y);
+}
+
+interface Chains {
+  /** The asset each was reached from (index), -1 for roots, text assets and unreached ones. */
+  from: Int32Array;
+  fromVia: Uint8Array;
+  /** Roots (index) and why they are roots. */
+  rootReason: Map<number, string>;
+}
+
+/** The chain link (`from`, its edge, `root`) of every cooked package; see the module comment. */
+function linkChains(plan: CookPlan, roots: readonly CookRoot[], index: Map<string, number>, all: readonly AssetReport[], records: ReadonlyArray<AssetRecord | undefined>, followSoft: boolean): Chains {
+  const n = all.length;
+  const chains: Chains = { from: new Int32Array(n).fill(-1), fromVia: new Uint8Array(n), rootReason: new Map() };
+  const reached = new Uint8Array(n);
   for (const chunk of plan.chunks) {
     const queue: number[] = [];
     for (const root of roots) {
       const i = index.get(root.guid);
-      if (i === undefined || assets[i].chunk !== chunk || reached.has(i)) continue;
-      assets[i].root = root.reason;
-      reached.add(i);
+      if (i === undefined || all[i].chunk !== chunk || reached[i]) continue;
+      chains.rootReason.set(i, root.reason);
+      reached[i] = 1;
       queue.push(i);
     }
     // Breadth-first over hard edges; then again from everything reached, over soft edges too.
@@ -225,17 +350,18 @@ function linkChains(plan: CookPlan, roots: readonly CookRoot[], index: Map<strin
       const q = [...queue];
       for (let head = 0; head < q.length; head++) {
         const from = q[head];
-        for (const d of byGuid.get(assets[from].guid)?.dependencies ?? []) {
+        for (const d of records[from]?.dependencies ?? []) {
           if (!follows(d.type)) continue;
           const to = index.get(d.guid);
-          if (to === undefined || reached.has(to) || assets[to].chunk !== chunk || assets[to].via === 'mount') continue;
-          reached.add(to);
-          assets[to].from = from;
-          assets[to].fromVia = typeName(d.type);
+          if (to === undefined || reached[to] || all[to].chunk !== chunk || all[to].via === 'mount') continue;
+          reached[to] = 1;
+          chains.from[to] = from;
+          chains.fromVia[to] = d.type;
           q.push(to);
           queue.push(to);
         }
       }
     }
   }
+  return chains;
 }

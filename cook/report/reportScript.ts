@@ -87,7 +87,8 @@ const stats = [
   ['assets', T.assets], ['cooked', T.cooked], ['from cache', T.cached], ['failed', T.failed],
   ['source', fmtBytes(T.bytesIn)], ['cooked size', fmtBytes(T.bytesOut)], ['time', fmtMs(T.ms)], ['errors / warnings', errorsN + ' / ' + (R.problems.length - errorsN)],
 ];
-$('totals').replaceChildren(...stats.map(([k, v]) => el('div', { class: 'stat' }, el('div', { class: 'v' }, v), el('div', { class: 'k' }, k))));
+$('totals').replaceChildren(...stats.map(([k, v]) => el('div', { class: 'stat' }, el('div', { class: 'v' }, v), el('div', { class: 'k' }, k))),
+  ...(R.listed ? [el('p', { class: 'dim', id: 'listed-note' }, 'A large cook: this report lists ' + R.listed.assets + ' of its ' + R.listed.of + ' assets one by one (the largest, the slowest, failures, soft-only ones, the roots and every asset on their chains); sizes by chunk and folder cover all of them.')] : []));
 $('paks').replaceChildren(table(['pak', 'chunk', 'entries#', 'size#', ''],
   R.chunks.filter((c) => c.pak).map((c) => [c.pak.file, c.name, c.pak.entries, fmtBytes(c.pak.bytes), c.pak.written ? 'written' : el('span', { class: 'dim' }, 'up to date')]),
   R.ok ? 'No paks were written (the cook ran without them).' : 'No paks were written: the cook failed, the last good paks were left as they were.'));
@@ -110,6 +111,31 @@ function buildTree() {
     }
     node.kids.set(segs[segs.length - 1] + '#' + i, { name: segs[segs.length - 1], kind: 'asset', chunk: a.chunk, asset: i, size: a.bytesOut, parent: node });
   });
+  // A bounded report (R.listed) lists some assets; each folder's unlisted rest is one box.
+  if (R.folders) {
+    const shown = new Map();
+    for (const a of A) {
+      if (!(a.bytesOut > 0)) continue;
+      const key = a.chunk + '\0' + a.path.slice(0, a.path.lastIndexOf('/'));
+      const s = shown.get(key) || { size: 0, count: 0 };
+      s.size += a.bytesOut; s.count++;
+      shown.set(key, s);
+    }
+    R.folders.forEach((f, k) => {
+      const s = shown.get(f.chunk + '\0' + f.folder) || { size: 0, count: 0 };
+      const rest = f.bytesOut - s.size;
+      if (!(rest > 0)) return;
+      let node = root.kids.get(f.chunk);
+      if (!node) { node = { name: f.chunk, kind: 'chunk', chunk: f.chunk, size: 0, kids: new Map(), parent: root }; root.kids.set(f.chunk, node); }
+      for (const seg of f.folder.split('/').filter(Boolean)) {
+        let next = node.kids.get(seg);
+        if (!next) { next = { name: seg, kind: 'folder', chunk: f.chunk, size: 0, kids: new Map(), parent: node }; node.kids.set(seg, next); }
+        node = next;
+      }
+      const count = f.assets - s.count;
+      node.kids.set('#rest' + k, { name: count + ' more asset' + (count === 1 ? '' : 's'), kind: 'rest', chunk: f.chunk, size: rest, count, parent: node });
+    });
+  }
   const finish = (n) => {
     if (!n.kids) return n.size;
     // A folder holding only one folder is shown as one box ("Game/Textures"), so single-child
@@ -147,10 +173,11 @@ function drawNode(box, n, x, y, w, h, depth) {
     title: nodeLabel(n) + '\n' + fmtBytes(n.size) + (n.kind === 'asset' ? ' cooked, ' + A[n.asset].className : ' in ' + n.count + ' asset' + (n.count === 1 ? '' : 's')) });
   d.style.left = x + 'px'; d.style.top = y + 'px'; d.style.width = Math.max(0, w - 1) + 'px'; d.style.height = Math.max(0, h - 1) + 'px';
   if (n.kind === 'asset') d.style.background = KIND_COLOR[kindOf(A[n.asset])];
+  else if (n.kind === 'rest') d.style.background = '#2a2e36';
   else d.style.background = 'hsl(' + chunkHue(n.chunk) + ', 25%, ' + (n.kind === 'chunk' ? 20 : 16 + 4 * (depth % 3)) + '%)';
   if (n.kind === 'chunk') d.style.borderColor = 'hsl(' + chunkHue(n.chunk) + ', 60%, 55%)';
   if (w > 44 && h > 15) d.append(el('span', { class: 'tm-label' }, (n.kind === 'chunk' ? nodeLabel(n) : n.name) + (w > 120 ? '  ' + fmtBytes(n.size) : '')));
-  d.addEventListener('click', (ev) => { ev.stopPropagation(); if (n.kind === 'asset') location.hash = 'asset=' + n.asset; else zoom(n); });
+  d.addEventListener('click', (ev) => { ev.stopPropagation(); if (n.kind === 'asset') location.hash = 'asset=' + n.asset; else if (n.kind !== 'rest') zoom(n); });
   box.append(d);
   if (n.children && depth < 3 && w > 60 && h > 40) {
     for (const r of squarify(n.children, x + 2, y + HEADER, w - 4, h - HEADER - 2)) drawNode(box, r.item, r.x, r.y, r.w, r.h, depth + 1);
@@ -201,7 +228,7 @@ $('tm-legend').replaceChildren(...Object.entries(KIND_COLOR).map(([k, c]) => el(
   };
   const chips = reasons.map(([r, n]) => el('button', { class: 'chip', 'data-reason': r, title: REASONS[r] || r, onclick: () => { filter = filter === r ? null : r; chips.forEach((c) => c.classList.toggle('on', c.dataset.reason === filter)); draw(); } }, r + ': ' + n));
   $('recooked').replaceChildren(
-    el('p', {}, recooked.length + ' of ' + A.length + ' assets were cooked; ' + (A.length - recooked.length) + ' came from the cache.'),
+    el('p', {}, (T.assets - T.cached) + ' of ' + T.assets + ' assets were cooked; ' + T.cached + ' came from the cache.' + (R.listed ? ' The slowest ' + recooked.length + ' are listed.' : '')),
     el('div', { class: 'chips' }, chips),
     el('ul', { class: 'dim reasons' }, reasons.map(([r]) => el('li', {}, el('b', {}, r), ': ' + (REASONS[r] || '')))),
     list);
@@ -267,7 +294,10 @@ function showAsset(i) {
     : !root.root
       ? el('p', { class: 'warn' }, 'No chain from a cook root was found.')
       : el('ol', { class: 'chain' }, chain.map((k, n) => el('li', {}, n ? el('span', { class: 'via via-' + A[k].fromVia }, A[k].fromVia) : el('span', { class: 'pill' }, 'root: ' + root.root), ' ', k === i ? el('b', {}, A[k].path) : assetLink(k))));
-  const refs = a.referrers.map((r) => typeof r === 'number' ? el('li', {}, assetLink(r)) : el('li', {}, r, el('span', { class: 'dim' }, ' (not cooked)')));
+  // A string is a package path (not cooked) or, in a bounded report, a cooked asset's virtual path (not listed).
+  const refs = a.referrers.map((r) => typeof r === 'number' ? el('li', {}, assetLink(r)) : el('li', {}, r, el('span', { class: 'dim' }, /\.[A-Za-z0-9]+$/.test(r.slice(r.lastIndexOf('/'))) ? ' (not listed)' : ' (not cooked)')));
+  const refCount = a.referrerCount || refs.length;
+  if (refCount > refs.length) refs.push(el('li', { class: 'dim' }, 'and ' + (refCount - refs.length) + ' more'));
   $('inspector').replaceChildren(
     el('h3', {}, a.path),
     el('div', { class: 'grid small' }, [
@@ -275,7 +305,7 @@ function showAsset(i) {
       ['source', fmtBytes(a.bytesIn)], ['cooked', fmtBytes(a.bytesOut)], ['cook time', a.status === 'cached' ? 'cached' : fmtMs(a.ms)], ['file', a.file],
     ].map(([k, v]) => el('div', { class: 'stat' }, el('div', { class: 'v' }, v), el('div', { class: 'k' }, k)))),
     el('h4', {}, 'Why it is cooked (the chain from a cook root, as registry why prints it)'), why,
-    el('h4', {}, 'Referenced by (' + refs.length + ')'), refs.length ? el('ul', { class: 'refs' }, refs) : el('p', { class: 'empty' }, 'Nothing references it.'));
+    el('h4', {}, 'Referenced by (' + refCount + ')'), refs.length ? el('ul', { class: 'refs' }, refs) : el('p', { class: 'empty' }, 'Nothing references it.'));
   $('inspector-section').hidden = false;
 }
 function route() {

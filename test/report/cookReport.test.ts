@@ -9,7 +9,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cookProject } from '../../cook/cookProject.js';
-import { renderReportHtml, type CookReport, type ReportAsset } from '../../cook/report/index.js';
+import { buildCookReport, renderReportHtml, type CookReport, type ReportAsset } from '../../cook/report/index.js';
+import { Cooker } from '../../cook/Cooker.js';
 import { hard, prop, soft } from '../../src/format/packageBuilder.js';
 import { encodePng } from '../../samples/generate/png.js';
 import { asset, g, tempDir, writeFixture, writeProject } from '../cook/helpers.js';
@@ -56,7 +57,49 @@ const chain = (r: CookReport, p: string): string[] => {
   return out;
 };
 
+/** The project's report built twice from one cook: every asset listed, and bounded (a limit of 3, top lists of 1). */
+async function boundedReports(): Promise<{ dir: string; full: CookReport; bounded: CookReport }> {
+  const dir = await project();
+  const cooker = await Cooker.open({ projectDir: dir });
+  try {
+    const summary = await cooker.cook({ report: false });
+    const plan = cooker.plan();
+    const input = { config: cooker.config, summary, plan, roots: plan.roots, records: cooker.registry.all() };
+    return { dir, full: buildCookReport(input), bounded: buildCookReport({ ...input, assetLimit: 3, listTop: 1 }) };
+  } finally {
+    cooker.close();
+  }
+}
+
 describe('cook report data', () => {
+  it('stays bounded for a large cook: lists the top assets with their whole chains, and sizes every folder', async () => {
+    const { full, bounded: r } = await boundedReports();
+    expect(full.listed).toBeUndefined();
+    expect(full.folders).toBeUndefined();
+    expect(r.listed).toEqual({ assets: r.assets.length, of: 8, referrersPerAsset: 50 });
+    expect(r.assets.length).toBeLessThan(8);
+    // Chunk totals and the folders cover every asset, listed or not.
+    expect(r.chunks).toEqual(full.chunks);
+    for (const c of r.chunks) {
+      const mine = r.folders!.filter((f) => f.chunk === c.name);
+      expect(mine.reduce((n, f) => n + f.assets, 0)).toBe(c.assets);
+      expect(mine.reduce((n, f) => n + f.bytesOut, 0)).toBe(c.bytesOut);
+    }
+    expect(r.folders!.find((f) => f.folder === '/Foliage/Trees' && f.chunk === 'Main')).toEqual({ chunk: 'Main', folder: '/Foliage/Trees', assets: 1, bytesOut: full.assets[byPath(full, '/Foliage/Trees/Shared.lasset')].bytesOut });
+    // The largest asset, the soft-only one and the roots are listed, each with its whole chain.
+    const largest = [...full.assets].sort((a, b) => b.bytesOut - a.bytesOut)[0].path;
+    for (const p of [largest, '/Game/Env/Sky.lasset', '/Game/Maps/Main.lasset', '/Foliage/Trees/Oak.lasset']) expect(chain(r, p)).toEqual(chain(full, p));
+    for (const a of r.assets) {
+      expect(chain(r, a.path)).toEqual(chain(full, a.path));
+      const f = full.assets[byPath(full, a.path)];
+      expect({ ...a, referrers: [] }).toEqual({ ...f, from: a.from, referrers: [] });
+      // Referrers not listed are named by path: a cooked one by its virtual path, an uncooked one by its package path.
+      expect(a.referrers.map((x) => (typeof x === 'number' ? r.assets[x].path : x)).sort()).toEqual(
+        f.referrers.map((x) => (typeof x === 'number' ? full.assets[x].path : x)).sort(),
+      );
+    }
+  });
+
   it('lists every shipped asset with its chunk, size, reason, chain from a root of its chunk, and referrers', async () => {
     const dir = await project();
     const s = await cookProject({ projectDir: dir });
@@ -190,6 +233,24 @@ describe('cook report in a browser', () => {
 
     expect(errors).toEqual([]);
     expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
+  });
+
+  it('draws a bounded report: the listed assets, each folder\'s unlisted rest as one box, and says so', async () => {
+    const { dir, bounded: r } = await boundedReports();
+    const file = path.join(dir, 'bounded.html');
+    await fsp.writeFile(file, renderReportHtml(r));
+    const { page, errors } = browser;
+    await page.goto(`file://${file}`);
+    await page.locator('#treemap [data-kind="chunk"]').first().waitFor();
+    expect(await page.locator('#listed-note').textContent()).toContain(`lists ${r.assets.length} of its 8 assets`);
+    // The tree sums to the whole cook, every asset counted once.
+    const tree = await page.evaluate('({ size: TREE.size, count: TREE.count })');
+    expect(tree).toEqual({ size: r.chunks.reduce((n, c) => n + c.bytesOut, 0), count: 8 });
+    await page.locator('#treemap [data-kind="chunk"][data-name="Foliage"]').click({ position: { x: 5, y: 5 } });
+    await page.locator('#tm-crumbs b', { hasText: 'Foliage.pak' }).waitFor();
+    const shown = await page.locator('#treemap [data-kind="asset"], #treemap [data-kind="rest"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')));
+    expect(shown.length).toBe(2);
+    expect(errors).toEqual([]);
   });
 
   it('gives a tiny chunk (and one whose assets all failed) a visible box beside a huge one', async () => {
