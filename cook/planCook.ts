@@ -86,15 +86,13 @@ export function planCook(lookup: AssetLookup, roots: readonly CookRoot[], opts: 
   const missing = new Map<string, DependencyEdge>();
   const softExcluded: DependencyEdge[] = [];
 
-  // Sorted neighbours, computed once per record.
-  const edgeCache = new Map<string, Array<{ guid: string; type: DependencyType }>>();
-  const edgesOf = (r: AssetRecord) => {
-    let e = edgeCache.get(r.guid);
-    if (!e) {
-      e = [...r.dependencies].sort((a, b) => cmp(a.guid, b.guid) || a.type - b.type);
-      edgeCache.set(r.guid, e);
-    }
-    return e;
+  // Neighbours in GUID order. Not cached: each walk visits a record once, and a cache held a
+  // sorted copy per record (a Map of a million arrays at a million assets).
+  const byGuidType = (a: { guid: string; type: DependencyType }, b: { guid: string; type: DependencyType }) => cmp(a.guid, b.guid) || a.type - b.type;
+  const edgesOf = (r: AssetRecord): ReadonlyArray<{ guid: string; type: DependencyType }> => {
+    const d = r.dependencies;
+    for (let i = 1; i < d.length; i++) if (byGuidType(d[i - 1], d[i]) > 0) return [...d].sort(byGuidType);
+    return d;
   };
 
   /** Depth-first walk with an explicit stack (deep chains must not overflow). */
