@@ -59,7 +59,7 @@ import { RemoteShaderCache } from './remote/RemoteShaderCache.js';
 import { selectShard, selectShare, type ShardSpec } from './remote/shardPlan.js';
 import { cookShaders, type ShaderCookResult } from './shaders/cookShaders.js';
 import { ShaderRegistry } from '../src/registry/ShaderRegistry.js';
-import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
+import { decodeShaderCache, describePermutation, SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import { shipRelease } from './writeRelease.js';
 import { reportFiles, writeCookReport, type ReportFiles } from './report/writeCookReport.js';
 
@@ -185,6 +185,8 @@ export interface FullCookOptions {
  * 2). Memory stays bounded by the texture budget (`textures.maxMemoryMiB`).
  */
 const AUTO_ASSETS_IN_FLIGHT = 256;
+/** Textures for basisu in flight with `cook.concurrency` 0 (see cook()). */
+const TEXTURES_IN_FLIGHT = 2048;
 
 export class Cooker {
   readonly config: ProjectConfig;
@@ -450,6 +452,20 @@ export class Cooker {
     }
   }
 
+  /**
+   * cookShaders with its reports dropped and nothing pruned: only fills the shader cache. Never
+   * rejects; says what it compiled (describePermutation texts).
+   */
+  private async warmShaderCache(packages: ReadonlyArray<{ record: AssetRecord; chunk: string }>, chunks: readonly string[], signal?: AbortSignal): Promise<string[]> {
+    try {
+      this.shaders.scan();
+      return (await cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune: false, log: silentLogger, report: () => {}, signal })).compiledList;
+    } catch {
+      // The shader cook after the assets meets the same problem and reports it.
+      return [];
+    }
+  }
+
   /** AssetRegistry.bin of the given assets, as every pak (chunk or dev) carries it. */
   registryBytes(assets: Iterable<AssetRecord>): Uint8Array {
     const packages: AssetRecord[] = [];
@@ -559,8 +575,22 @@ export class Cooker {
     this.storeProblems = problems;
     bus.emit({ type: 'START', phase: 'cook', total: all.length });
     const cookStart = performance.now();
+    // Shader compiles are child processes that mostly wait: start them from the plan while the
+    // assets cook, so the shader cook after the assets (over what actually ships, reporting its
+    // problems) finds them in the shader cache. A package that then fails only warmed that cache.
+    let warmCompiled: string[] = [];
+    // Not with a store: the shader cook after the assets may fetch from it what this would compile.
+    const warmShaders = opts.shard || this.store ? undefined : this.warmShaderCache(plan.packages, plan.chunks, opts.signal);
     const queue = new PQueue({ concurrency: config.cook.concurrency || AUTO_ASSETS_IN_FLIGHT });
-    const stop = () => queue.clear();
+    // Textures for basisu cook on this thread and mostly wait for the encoder's batches: they get
+    // their own, larger cap, so the batches are large and the packages on the workers keep going.
+    // Their memory is bounded by the texture budget (textures.maxMemoryMiB), taken before decoding.
+    const textureQueue = new PQueue({ concurrency: config.cook.concurrency || TEXTURES_IN_FLIGHT });
+    const onMain = (r: AssetRecord) => config.textures.encoder === 'basis' && r.className === TEXTURE_CLASS;
+    const stop = () => {
+      queue.clear();
+      textureQueue.clear();
+    };
     opts.signal?.addEventListener('abort', stop, { once: true });
     try {
       // Most assets cook without touching the event loop (sync reads, writes and small DEFLATEs all
@@ -568,7 +598,7 @@ export class Cooker {
       // give the loop a turn every ~20 ms.
       let turn = performance.now();
       for (const a of all) {
-        void queue.add(async () => {
+        void (onMain(a.record) ? textureQueue : queue).add(async () => {
           if (performance.now() - turn > 20) {
             await new Promise((r) => setImmediate(r));
             turn = performance.now();
@@ -579,11 +609,13 @@ export class Cooker {
           tally(summary, res);
         });
       }
-      await queue.onIdle();
+      await Promise.all([queue.onIdle(), textureQueue.onIdle()]);
     } finally {
       opts.signal?.removeEventListener('abort', stop);
       // Every finished asset is already journaled; fold the journal when it has grown.
       await this.saveCache(problems);
+      // No compiler outlives the cook phase (an interrupted cook returns early below).
+      warmCompiled = (await warmShaders) ?? [];
     }
     if (opts.signal?.aborted) {
       summary.interrupted = true;
@@ -622,6 +654,10 @@ export class Cooker {
       problems,
     );
     summary.shaders = shaderSummary(shaderRes);
+    // What the early compiles made for what ships counts as compiled by this cook, not cached.
+    const early = warmCompiled.length ? earlyCompiled(warmCompiled, shaderRes.allBytes) : 0;
+    summary.shaders.compiled += early;
+    summary.shaders.cached -= early;
     if (this.store instanceof RemoteCookCache) summary.remoteCache = this.store.stats();
 
     // ---- registry, stale outputs, paks ----
@@ -695,6 +731,12 @@ export class Cooker {
     while (this.publishing.size) await Promise.all([...this.publishing]);
     await this.store?.flush?.().catch(() => {});
   }
+}
+
+/** How many of the early-compiled permutations are in the shipped ShaderCache.bin. */
+function earlyCompiled(compiled: readonly string[], allBytes: Uint8Array): number {
+  const shipped = new Set(decodeShaderCache(allBytes, SHADER_CACHE_ENTRY).permutations.map((p) => describePermutation(p)));
+  return compiled.filter((d) => shipped.has(d)).length;
 }
 
 /** Where a root's package file would be (`/Game/Maps/Main` or `/Game/Maps/Main.Main`), per mount. */
