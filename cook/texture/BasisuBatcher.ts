@@ -13,6 +13,12 @@
  * share is worth a process start (enough pixels or files) or the oldest request has waited
  * LINGER_MS.
  *
+ * Keeping the cores busy: each request's input file is written when it is made, into one work
+ * folder per batcher, so a batch starts without writing anything; a runner is free again the
+ * moment its process exits, and the next batch is spawned before the finished one's outputs are
+ * read and its requests resolved. (Writing inputs and reading outputs per batch, and removing a
+ * folder per batch, left a core idle at every batch boundary while the main thread did it.)
+ *
  * Failure: every run has a timeout that grows with the pixels it encodes, and is killed as a
  * process group past it (src/util/runChild). When a run fails (timeout, crash, non-zero exit, an
  * output missing), each of its requests is retried once in a run of its own, so one bad or unlucky
@@ -47,7 +53,10 @@ export interface BasisuBatcherOptions extends BasisuSettings {
 }
 
 interface Job {
-  image: MipLevel;
+  /** Names its input `<id>.tga` and output `<id>.ktx2` in the work folder. */
+  id: number;
+  /** The input is written (large ones asynchronously); a batch waits for this before it starts. */
+  written: Promise<void> | undefined;
   file: string;
   /** Pixels basisu encodes for it, mips included. */
   pixels: number;
@@ -83,6 +92,9 @@ export class BasisuBatcher {
   private readonly slots: Semaphore;
   private timer: NodeJS.Timeout | undefined;
   private scheduled = false;
+  private nextId = 0;
+  /** The work folder of this batcher's inputs and outputs, made on first use. */
+  private dir: string | undefined;
 
   constructor(
     readonly exe: string,
@@ -113,9 +125,46 @@ export class BasisuBatcher {
     }
     const pixels = image.width * image.height * (enc.generateMips ? 4 / 3 : 1);
     return new Promise((resolve, reject) => {
-      group.jobs.push({ image, file, pixels, attempt: 1, since: performance.now(), resolve, reject });
+      const id = this.nextId++;
+      let written: Promise<void> | undefined;
+      try {
+        written = this.writeInput(id, image, pixels);
+      } catch (e) {
+        reject(errors.ioFailed(this.dir ?? encoderTempRoot(), 'write encoder input', e));
+        return;
+      }
+      const job: Job = { id, written, file, pixels, attempt: 1, since: performance.now(), resolve, reject };
+      if (written) {
+        // Our own temp file could not be written: not the encoder's fault, not worth a run.
+        written.catch((e) => {
+          const at = group.jobs.indexOf(job);
+          if (at >= 0) group.jobs.splice(at, 1);
+          this.cleanUp(job);
+          reject(errors.ioFailed(this.dir!, 'write encoder input', e));
+        });
+      }
+      group.jobs.push(job);
       this.schedule();
     });
+  }
+
+  /** Write a request's input now; small ones synchronously (the promise API costs more main-thread time than the write). */
+  private writeInput(id: number, image: MipLevel, pixels: number): Promise<void> | undefined {
+    const file = path.join(this.workDir(), `${id}.tga`);
+    if (pixels <= SYNC_IO_PIXELS) {
+      fs.writeFileSync(file, rgbaToTga(image));
+      return undefined;
+    }
+    return fsp.writeFile(file, rgbaToTga(image));
+  }
+
+  private workDir(): string {
+    if (this.dir === undefined || !fs.existsSync(this.dir)) {
+      this.dir = fs.mkdtempSync(path.join(encoderTempRoot(), `${TEMP_PREFIX}${process.pid}-`));
+      workDirs.add(this.dir);
+      hookExit();
+    }
+    return this.dir;
   }
 
   /** Pump once after the current tick, so requests made together are batched together. */
@@ -133,10 +182,14 @@ export class BasisuBatcher {
       const next = this.nextBatch();
       if (!next) break;
       this.running++;
-      void this.run(next.group, next.jobs).finally(() => {
+      let freed = false;
+      const free = () => {
+        if (freed) return;
+        freed = true;
         this.running--;
         this.pump();
-      });
+      };
+      void this.run(next.group, next.jobs, free).finally(free);
     }
     this.armTimer();
   }
@@ -176,43 +229,55 @@ export class BasisuBatcher {
     this.timer.unref?.();
   }
 
-  private async run(group: Group, jobs: Job[]): Promise<void> {
-    let dir: string | undefined;
+  /** One basisu process over `jobs`; `free` is called as soon as it has exited, before its outputs are read. */
+  private async run(group: Group, jobs: Job[], free: () => void): Promise<void> {
+    if (jobs.some((j) => j.written)) {
+      // A job whose write failed has been rejected already (see encode): run the others.
+      const settled = await Promise.allSettled(jobs.map((j) => j.written));
+      jobs = jobs.filter((_, i) => settled[i].status === 'fulfilled');
+      for (const j of jobs) j.written = undefined;
+      if (!jobs.length) return;
+    }
+    const dir = this.workDir();
+    const pixels = jobs.reduce((n, j) => n + j.pixels, 0);
+    const timeoutMs = Math.round(this.opts.timeoutMs * Math.max(1, pixels / 1e6));
+    let run: ChildRun;
     try {
-      dir = await fsp.mkdtemp(path.join(encoderTempRoot(), `${TEMP_PREFIX}${process.pid}-`));
-      const inputs = jobs.map((_, i) => path.join(dir!, `${i}.tga`));
-      // Small files synchronously: the promise API costs more main-thread time than the write.
-      await Promise.all(jobs.map((j, i) => (j.pixels <= SYNC_IO_PIXELS ? fs.writeFileSync(inputs[i], rgbaToTga(j.image)) : fsp.writeFile(inputs[i], rgbaToTga(j.image)))));
+      run = await runChild(this.exe, [...jobs.map((j) => `${j.id}.tga`), '-output_path', dir, ...group.args], { cwd: dir, timeoutMs, threads: 1, slots: this.slots });
     } catch (e) {
-      // Our own temp files could not be written: not the encoder's fault, not worth a retry.
-      for (const j of jobs) j.reject(errors.ioFailed(dir ?? os.tmpdir(), 'write encoder input', e));
-      if (dir) await fsp.rm(dir, { recursive: true, force: true });
+      free();
+      const why = `basisu could not start: ${(e as Error).message}`;
+      for (const j of jobs) {
+        this.cleanUp(j);
+        j.reject(new EncoderUnavailableError(why));
+      }
       return;
     }
-    try {
-      const pixels = jobs.reduce((n, j) => n + j.pixels, 0);
-      const timeoutMs = Math.round(this.opts.timeoutMs * Math.max(1, pixels / 1e6));
-      let run: ChildRun;
+    // The next batch starts on this core while this one's outputs are read.
+    free();
+    const ok = run.code === 0 && !run.timedOut;
+    const why = ok ? 'basisu exited with 0 but wrote no output for it' : describeChildFailure(this.exe, run, { timeoutMs, name: 'basisu' });
+    await Promise.all(
+      jobs.map(async (j) => {
+        const out = path.join(dir, `${j.id}.ktx2`);
+        const bytes = !ok ? undefined : j.pixels <= SYNC_IO_PIXELS ? readIfThere(out) : await fsp.readFile(out).catch(() => undefined);
+        if (bytes) {
+          this.cleanUp(j);
+          j.resolve(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        } else this.failed(group, j, why);
+      }),
+    );
+  }
+
+  /** Remove a finished request's input and output. */
+  private cleanUp(job: Job): void {
+    if (this.dir === undefined) return;
+    for (const ext of ['tga', 'ktx2']) {
       try {
-        const inputs = jobs.map((_, i) => `${i}.tga`);
-        run = await runChild(this.exe, [...inputs, '-output_path', dir, ...group.args], { cwd: dir, timeoutMs, threads: 1, slots: this.slots });
-      } catch (e) {
-        const why = `basisu could not start: ${(e as Error).message}`;
-        for (const j of jobs) j.reject(new EncoderUnavailableError(why));
-        return;
+        fs.unlinkSync(path.join(this.dir, `${job.id}.${ext}`));
+      } catch {
+        // never written, or already gone
       }
-      const ok = run.code === 0 && !run.timedOut;
-      const why = ok ? 'basisu exited with 0 but wrote no output for it' : describeChildFailure(this.exe, run, { timeoutMs, name: 'basisu' });
-      await Promise.all(
-        jobs.map(async (j, i) => {
-          const file = path.join(dir!, `${i}.ktx2`);
-          const bytes = !ok ? undefined : j.pixels <= SYNC_IO_PIXELS ? readIfThere(file) : await fsp.readFile(file).catch(() => undefined);
-          if (bytes) j.resolve(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-          else this.failed(group, j, why);
-        }),
-      );
-    } finally {
-      await fsp.rm(dir, { recursive: true, force: true });
     }
   }
 
@@ -220,15 +285,30 @@ export class BasisuBatcher {
   private failed(group: Group, job: Job, why: string): void {
     if (job.attempt === 1) {
       job.attempt = 2;
+      // A partial output of the failed run must not pass for the retry's.
+      if (this.dir !== undefined) fs.rmSync(path.join(this.dir, `${job.id}.ktx2`), { force: true });
       group.jobs.unshift(job);
+      this.schedule();
       return;
     }
+    this.cleanUp(job);
     job.reject(errors.cookFailed(job.file, `${why} (retried once)`));
   }
 }
 
 const TEMP_PREFIX = 'lumina-basisu-';
 let tempRoot: string | undefined;
+/** Work folders of this process, removed when it exits (a kill -9 leaves them to the next sweep). */
+const workDirs = new Set<string>();
+let exitHooked = false;
+
+function hookExit(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', () => {
+    for (const d of workDirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+}
 
 /**
  * Where encoder inputs and outputs go: /dev/shm (tmpfs) when there is one, since creating a file

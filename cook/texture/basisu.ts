@@ -120,7 +120,9 @@ export interface Ktx2Encoding {
  * 0% CPU). With one thread there is no worker to join. The output is byte-identical either way.
  */
 export function basisuArgs(enc: Ktx2Encoding, s: BasisuSettings): string[] {
-  const args = ['-ktx2', '-max_threads', '1'];
+  // -no_status_output: basisu reports ~900 bytes per file otherwise, all piped to us and dropped;
+  // its errors still come through.
+  const args = ['-ktx2', '-no_status_output', '-max_threads', '1'];
   if (enc.format === 'KTX2_UASTC') args.push('-uastc', '-uastc_level', String(s.uastcLevel));
   else args.push('-q', String(s.etc1sQuality), '-comp_level', String(s.etc1sEffort));
   if (enc.normalMap) args.push('-normal_map');

@@ -50,9 +50,12 @@ function script(name: string, body: string): string {
   return file;
 }
 
+/** Shell lines that set $inputs to the number of .tga files among the arguments. */
+const COUNT_INPUTS = 'inputs=0\nfor a in "$@"; do case "$a" in *.tga) inputs=$((inputs + 1));; esac; done';
+
 /** Logs each run (one line: its input count) to `log`, then runs the real basisu. */
 function loggingEncoder(name: string, log: string): string {
-  return script(name, `echo "$(ls *.tga | wc -l)" >> '${log}'\nexec '${REAL}' "$@"`);
+  return script(name, `${COUNT_INPUTS}\necho "$inputs" >> '${log}'\nexec '${REAL}' "$@"`);
 }
 
 /**
@@ -123,7 +126,7 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
 
   it('a failed encoder run fails only its own textures: batch-mates are retried alone and succeed', async () => {
     // Exits 1 whenever its run holds more than one input: every batch fails, every solo run works.
-    const exe = script('fails-batches', `if [ "$(ls *.tga | wc -l)" -gt 1 ]; then echo batch refused; exit 1; fi\nexec '${REAL}' "$@"`);
+    const exe = script('fails-batches', `${COUNT_INPUTS}\nif [ "$inputs" -gt 1 ]; then echo batch refused; exit 1; fi\nexec '${REAL}' "$@"`);
     const batcher = new BasisuBatcher(exe, { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 600_000, slots: new Semaphore(1) });
     const out = await Promise.all([1, 2, 3, 4].map((i) => batcher.encode(image(16, i), ETC1S, `Content/T_${i}.lasset`)));
     expect(out.map((b) => read(b).pixelWidth)).toEqual([16, 16, 16, 16]);
