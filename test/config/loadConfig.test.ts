@@ -74,6 +74,16 @@ describe('loadConfig', () => {
     });
   });
 
+  it('takes basisu levels under textures.*, and refuses one out of basisu\'s range naming the key', async () => {
+    await writeConfig({ textures: { etc1sQuality: 200, etc1sEffort: 3, uastcLevel: 4 } });
+    expect(loadConfig(dir).config.textures).toMatchObject({ etc1sQuality: 200, etc1sEffort: 3, uastcLevel: 4 });
+    for (const [key, bad] of [['etc1sQuality', 0], ['etc1sEffort', 7], ['uastcLevel', 1.5]] as const) {
+      await writeConfig({ textures: { [key]: bad } });
+      const e = loadError();
+      expect({ code: e.code, field: e.field }).toEqual({ code: 'CONFIG_INVALID', field: `textures.${key}` });
+    }
+  });
+
   it('takes remoteCache with reads on and writes off by default, and refuses credentials in its URL', async () => {
     await writeConfig({ remoteCache: { url: 'http://cache.internal:8080/studio' } });
     expect(loadConfig(dir).config.remoteCache).toEqual({ url: 'http://cache.internal:8080/studio', read: true, write: false, salt: '', timeoutMs: 10_000 });

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../config/defaults.js';
 import { cookProject, type CookSummary } from '../../cook/cookProject.js';
 import { findBasisu } from '../../cook/texture/index.js';
 import { decodeCooked } from '../../src/format/cookedPackage.js';
@@ -67,6 +68,11 @@ async function cookedFormat(dir: string, rel: string): Promise<unknown> {
   return decodeExport(pkg, 0).find((p) => p.name === 'Format')?.value;
 }
 
+async function cookedProp(dir: string, rel: string, name: string): Promise<unknown> {
+  const pkg = parsePackage(await decodeCooked(await fsp.readFile(path.join(dir, 'Saved/Cooked/Game', rel)), rel), rel);
+  return decodeExport(pkg, 0).find((p) => p.name === name)?.value;
+}
+
 const problemsOf = (s: CookSummary) => s.problems.map(({ severity, code, message, file }) => ({ severity, code, message, file: path.basename(file ?? '') }));
 
 describe.skipIf(REAL === null)('the texture encoder in the cook key', () => {
@@ -114,6 +120,40 @@ describe.skipIf(REAL === null)('the texture encoder in the cook key', () => {
     expect(await cookedFormat(dir, 'Textures/T_Rock_D.lasset')).toBe('KTX2_ETC1S');
     expect(await cookedFormat(dir, 'Textures/T_Rock_N.lasset')).toBe('KTX2_UASTC');
     expect(await cookProject({ projectDir: dir })).toMatchObject({ cooked: 0, cached: 5 });
+  });
+});
+
+describe.skipIf(REAL === null)('textures.* levels reach basisu', () => {
+  it('etc1sQuality, etc1sEffort and uastcLevel are the flags basisu runs with, and change what it writes', async () => {
+    const dir = await project();
+    // The real basisu behind a wrapper that logs each run's flags.
+    const log = path.join(dir, 'runs.log');
+    fs.writeFileSync(path.join(dir, 'basisu-logged.sh'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${REAL}' "$@"\n`, { mode: 0o755 });
+    const runs = () => fs.readFileSync(log, 'utf8').trim().split('\n');
+    const flag = (run: string, name: string) => run.split(' ')[run.split(' ').indexOf(name) + 1];
+
+    const cooked = async (textures: Record<string, unknown>) => {
+      fs.rmSync(log, { force: true });
+      await setTextures(dir, { encoderPath: 'basisu-logged.sh', ...textures });
+      expect(await cookProject({ projectDir: dir })).toMatchObject({ ok: true, problems: [] });
+      const etc1s = runs().find((r) => r.includes(' -q '))!;
+      const uastc = runs().find((r) => r.includes(' -uastc '))!;
+      return {
+        flags: { q: flag(etc1s, '-q'), effort: flag(etc1s, '-comp_level'), uastc: flag(uastc, '-uastc_level') },
+        d: (await cookedProp(dir, 'Textures/T_Rock_D.lasset', 'PlatformData')) as Uint8Array,
+        n: (await cookedProp(dir, 'Textures/T_Rock_N.lasset', 'PlatformData')) as Uint8Array,
+      };
+    };
+    const low = await cooked({ etc1sQuality: 1, etc1sEffort: 0, uastcLevel: 0 });
+    expect(low.flags).toEqual({ q: '1', effort: '0', uastc: '0' });
+    const high = await cooked({ etc1sQuality: 255, etc1sEffort: 4, uastcLevel: 3 });
+    expect(high.flags).toEqual({ q: '255', effort: '4', uastc: '3' });
+    // A larger ETC1S codebook takes more bytes; another UASTC level writes other blocks.
+    expect(high.d.byteLength).toBeGreaterThan(low.d.byteLength);
+    expect(Buffer.from(high.n).equals(Buffer.from(low.n))).toBe(false);
+    // Nothing set: the defaults (config/defaults.ts).
+    const defaults = await cooked({});
+    expect(defaults.flags).toEqual({ q: String(DEFAULTS.textures.etc1sQuality), effort: String(DEFAULTS.textures.etc1sEffort), uastc: String(DEFAULTS.textures.uastcLevel) });
   });
 });
 
