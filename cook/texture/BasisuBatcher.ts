@@ -70,18 +70,45 @@ interface Job {
 interface Group {
   args: string[];
   jobs: Job[];
+  /** Measured basisu milliseconds per cost unit (see jobCost) for these flags: UASTC costs up to 12x ETC1S per pixel. */
+  msPerUnit: number;
 }
+
+/** A batch on a runner, for the estimate of the work the runners still have. */
+interface Active {
+  group: Group;
+  units: number;
+  started: number;
+}
+
+/**
+ * How many textures may wait for the encoder at once (the cook's cap on basis texture assets in
+ * flight). Batches are at most what waits, and a basisu start (~20 ms of CPU) is worth ~15 small
+ * textures, so small textures need many waiting; their memory is bounded by the texture budget.
+ */
+export const TEXTURES_IN_FLIGHT = 2048;
 
 /** Wait at most this long for a batch to fill while other runs are going. */
 const LINGER_MS = 15;
-/** A batch of this many pixels or files is worth a process start (its ~30 ms is a few % of the work). */
-const WORTH_PIXELS = 512 * 512;
-const WORTH_FILES = 48;
-/** From this size on a texture's encode outweighs a process start: batches are split for balance. */
-const LARGE_PIXELS = 128 * 128;
+/**
+ * While other runs go, a batch is worth a process start from this many estimated milliseconds of
+ * basisu work (a start is ~20 ms of CPU: ~6%).
+ */
+const MIN_BATCH_MS = 300;
+/** Until a group's runs have been timed: about ETC1S with mips on this 2-core machine. */
+const DEFAULT_MS_PER_UNIT = 0.0004;
 /** Keep one run bounded: its temp files, its timeout and the work lost when it fails. */
 const MAX_BATCH_PIXELS = 16 * 1024 * 1024;
-const MAX_BATCH_FILES = 256;
+const MAX_BATCH_FILES = 1024;
+/** basisu's cost per file beyond its pixels (~1.4 ms of ETC1S at 16x16, as ~4K pixels of a large one). */
+const FILE_COST_PIXELS = 4096;
+
+/** A request's cost in units of one pixel of basisu work. */
+function jobUnits(job: Job): number {
+  return job.pixels + FILE_COST_PIXELS;
+}
+/** A group whose oldest request waited this long is served before bigger groups. */
+const STARVE_MS = 1000;
 /** Inputs and outputs of textures up to this many pixels are written and read synchronously. */
 const SYNC_IO_PIXELS = 128 * 128;
 
@@ -93,6 +120,7 @@ export class BasisuBatcher {
   private timer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private nextId = 0;
+  private readonly active = new Set<Active>();
   /** The work folder of this batcher's inputs and outputs, made on first use. */
   private dir: string | undefined;
 
@@ -120,7 +148,7 @@ export class BasisuBatcher {
     const key = args.join(' ');
     let group = this.groups.get(key);
     if (!group) {
-      group = { args, jobs: [] };
+      group = { args, jobs: [], msPerUnit: DEFAULT_MS_PER_UNIT };
       this.groups.set(key, group);
     }
     const pixels = image.width * image.height * (enc.generateMips ? 4 / 3 : 1);
@@ -150,16 +178,23 @@ export class BasisuBatcher {
 
   /** Write a request's input now; small ones synchronously (the promise API costs more main-thread time than the write). */
   private writeInput(id: number, image: MipLevel, pixels: number): Promise<void> | undefined {
-    const file = path.join(this.workDir(), `${id}.tga`);
+    const tga = rgbaToTga(image);
     if (pixels <= SYNC_IO_PIXELS) {
-      fs.writeFileSync(file, rgbaToTga(image));
+      try {
+        fs.writeFileSync(path.join(this.workDir(), `${id}.tga`), tga);
+      } catch (e) {
+        // The work folder was removed under us (a temp cleaner): make a new one, once.
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        fs.writeFileSync(path.join(this.workDir(true), `${id}.tga`), tga);
+      }
       return undefined;
     }
-    return fsp.writeFile(file, rgbaToTga(image));
+    const dir = this.workDir(!fs.existsSync(this.workDir()));
+    return fsp.writeFile(path.join(dir, `${id}.tga`), tga);
   }
 
-  private workDir(): string {
-    if (this.dir === undefined || !fs.existsSync(this.dir)) {
+  private workDir(renew = false): string {
+    if (this.dir === undefined || renew) {
       this.dir = fs.mkdtempSync(path.join(encoderTempRoot(), `${TEMP_PREFIX}${process.pid}-`));
       workDirs.add(this.dir);
       hookExit();
@@ -178,43 +213,74 @@ export class BasisuBatcher {
   }
 
   private pump(): void {
+    const busy = this.running;
     while (this.running < this.runners) {
-      const next = this.nextBatch();
+      const next = this.nextBatch(busy);
       if (!next) break;
       this.running++;
+      const act: Active = { group: next.group, units: next.jobs.reduce((n, j) => n + jobUnits(j), 0), started: performance.now() };
+      this.active.add(act);
       let freed = false;
-      const free = () => {
+      const free = (ms?: number) => {
         if (freed) return;
         freed = true;
+        this.active.delete(act);
+        // Learn how fast basisu goes with these flags on this machine (a run that failed says nothing).
+        if (ms !== undefined && act.units > 0) act.group.msPerUnit = 0.5 * act.group.msPerUnit + 0.5 * (ms / act.units);
         this.running--;
         this.pump();
       };
-      void this.run(next.group, next.jobs, free).finally(free);
+      void this.run(next.group, next.jobs, free).finally(() => free());
     }
     this.armTimer();
   }
 
-  /** The batch a free runner should take now, or none (nothing pending, or worth waiting for more). */
-  private nextBatch(): { group: Group; jobs: Job[] } | undefined {
+  /**
+   * The batch a free runner should take now, or none (nothing pending, or worth waiting for more).
+   * `busy`: runners that were running when this pump began.
+   */
+  private nextBatch(busy: number): { group: Group; jobs: Job[] } | undefined {
     const now = performance.now();
-    let best: Group | undefined;
+    let biggest: Group | undefined;
+    let biggestMs = 0;
+    let oldest: Group | undefined;
+    let pendingMs = 0;
     for (const g of this.groups.values()) {
-      if (g.jobs.length && (!best || g.jobs[0].since < best.jobs[0].since)) best = g;
+      if (!g.jobs.length) continue;
+      // Retries run alone, first.
+      const retry = g.jobs.findIndex((j) => j.attempt > 1);
+      if (retry >= 0) return { group: g, jobs: g.jobs.splice(retry, 1) };
+      const ms = g.jobs.reduce((n, j) => n + jobUnits(j), 0) * g.msPerUnit;
+      pendingMs += ms;
+      if (ms > biggestMs) [biggest, biggestMs] = [g, ms];
+      if (!oldest || g.jobs[0].since < oldest.jobs[0].since) oldest = g;
     }
-    if (!best) return undefined;
+    if (!biggest || !oldest) return undefined;
+    // The group with the most work waiting, so groups fill up between their runs and each process
+    // start is spread over more textures (oldest-first split a cook's three groups into three times
+    // the processes); a group whose oldest request has waited STARVE_MS goes first.
+    const best = now - oldest.jobs[0].since >= STARVE_MS ? oldest : biggest;
     const jobs = best.jobs;
-    // Retries run alone, first.
-    const retry = jobs.findIndex((j) => j.attempt > 1);
-    if (retry >= 0) return { group: best, jobs: jobs.splice(retry, 1) };
-    // Small textures: split what waits over the runners free now (a lone free runner takes it
-    // all), since each process start costs more than encoding one. Large ones: over all runners,
-    // so a runner that frees up first cannot take everything while the other then idles.
-    const avgPixels = jobs.reduce((n, j) => n + j.pixels, 0) / jobs.length;
-    const share = Math.max(1, Math.ceil(jobs.length / (avgPixels >= LARGE_PIXELS ? this.runners : this.runners - this.running)));
+    // Aim for all runners to finish together: this one takes its share of all the work left, the
+    // rest of the running batches included. When runners were idle (a burst of requests, a lone
+    // save) that splits what waits evenly over them. While others run, never less than
+    // MIN_BATCH_MS, so the halving shares at the end of a cook do not become a string of
+    // processes of a few textures each (a start costs ~20 ms).
+    let runningMs = 0;
+    for (const a of this.active) runningMs += Math.max(0, a.units * a.group.msPerUnit - (now - a.started));
+    const share = (pendingMs + runningMs) / this.runners;
+    const target = busy > 0 ? Math.max(MIN_BATCH_MS, share) : share;
     let n = 0;
+    let ms = 0;
     let pixels = 0;
-    while (n < jobs.length && n < share && n < MAX_BATCH_FILES && (n === 0 || pixels + jobs[n].pixels <= MAX_BATCH_PIXELS)) pixels += jobs[n++].pixels;
-    const worth = pixels >= WORTH_PIXELS || n >= WORTH_FILES || this.running === 0 || now - jobs[0].since >= LINGER_MS;
+    while (n < jobs.length && n < MAX_BATCH_FILES) {
+      const jobMs = jobUnits(jobs[n]) * best.msPerUnit;
+      // Take a texture when at least half of it fits the target (the first always).
+      if (n > 0 && (ms + jobMs / 2 > target || pixels + jobs[n].pixels > MAX_BATCH_PIXELS)) break;
+      ms += jobMs;
+      pixels += jobs[n++].pixels;
+    }
+    const worth = ms >= MIN_BATCH_MS || this.running === 0 || now - jobs[0].since >= LINGER_MS;
     if (!worth) return undefined;
     return { group: best, jobs: jobs.splice(0, n) };
   }
@@ -230,7 +296,7 @@ export class BasisuBatcher {
   }
 
   /** One basisu process over `jobs`; `free` is called as soon as it has exited, before its outputs are read. */
-  private async run(group: Group, jobs: Job[], free: () => void): Promise<void> {
+  private async run(group: Group, jobs: Job[], free: (ms?: number) => void): Promise<void> {
     if (jobs.some((j) => j.written)) {
       // A job whose write failed has been rejected already (see encode): run the others.
       const settled = await Promise.allSettled(jobs.map((j) => j.written));
@@ -253,9 +319,9 @@ export class BasisuBatcher {
       }
       return;
     }
-    // The next batch starts on this core while this one's outputs are read.
-    free();
     const ok = run.code === 0 && !run.timedOut;
+    // The next batch starts on this core while this one's outputs are read.
+    free(ok ? run.ms : undefined);
     const why = ok ? 'basisu exited with 0 but wrote no output for it' : describeChildFailure(this.exe, run, { timeoutMs, name: 'basisu' });
     await Promise.all(
       jobs.map(async (j) => {

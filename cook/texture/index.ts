@@ -14,3 +14,4 @@ export type { TextureEncoding, TextureFormat, TextureSettings } from './textureS
 export { basisuIdentity, findBasisu, resolveBasisu } from './basisu.js';
 export type { BasisuSettings } from './basisu.js';
 export { textureMemoryEstimate } from './textureMemory.js';
+export { TEXTURES_IN_FLIGHT } from './BasisuBatcher.js';
