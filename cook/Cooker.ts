@@ -47,6 +47,7 @@ import {
 import { CACHE_FILE_NAME, CookCache, type CacheCheck, type RecookReason } from './cookCache.js';
 import { CookPool, type WorkerSettings } from './pool/CookPool.js';
 import { TEXTURE_CLASS } from './textureExport.js';
+import { TEXTURES_IN_FLIGHT } from './texture/index.js';
 import { removeStale, writeIfChanged } from './cookedOutputs.js';
 import { primaryNameClashes, resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
@@ -185,8 +186,6 @@ export interface FullCookOptions {
  * 2). Memory stays bounded by the texture budget (`textures.maxMemoryMiB`).
  */
 const AUTO_ASSETS_IN_FLIGHT = 256;
-/** Textures for basisu in flight with `cook.concurrency` 0 (see cook()). */
-const TEXTURES_IN_FLIGHT = 2048;
 
 export class Cooker {
   readonly config: ProjectConfig;
