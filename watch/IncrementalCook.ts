@@ -19,6 +19,8 @@ import { DevPak } from './DevPak.js';
 import fs from 'node:fs';
 import { MAIN_CHUNK } from '../cook/planCook.js';
 import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
+import { readPackageTables } from '../src/format/packageReader.js';
+import { MATERIAL_CLASS, MATERIALS_CACHE_FILE } from '../cook/shaders/materials.js';
 
 export interface BatchCookResult {
   cooked: number;
@@ -62,6 +64,13 @@ export class IncrementalCook {
   private shaderHash = '';
   /** GUID -> graph signature of every record at the last plan. */
   private readonly signatures = new Map<string, string>();
+  /**
+   * GUIDs of the packages that hold a material export (as of the last full cook, kept up to date
+   * per batch), or undefined when unknown. Only an edit of one of them, before or after, can change
+   * which shader permutations ship, so any other package edit skips the shader cook, whose material
+   * scan reads and rewrites a record of every package (megabytes at 50k assets).
+   */
+  private materialPackages: Set<string> | undefined;
 
   constructor(private readonly cooker: Cooker) {
     const { config } = cooker;
@@ -77,12 +86,47 @@ export class IncrementalCook {
     this.devPak.setBase((lastPlan?.chunks ?? []).map((c) => path.join(config.paksDir, `${c}.pak`)));
     this.shipped = this.shippedOf(this.cooker.lastPlan ? [...this.cooker.lastPlan.packages, ...this.cooker.lastPlan.textAssets] : this.planned());
     this.registryHash = hashHex(xxh64(this.registryBytes(this.shipped)));
+    this.materialPackages = this.readMaterialPackages();
     // The full cook wrote every permutation into Saved/Cooked/ShaderCache.bin.
     try {
       this.shaderHash = hashHex(xxh64(fs.readFileSync(path.join(this.cooker.config.cookedDir, SHADER_CACHE_ENTRY))));
     } catch {
       this.shaderHash = '';
     }
+  }
+
+  /** The packages with materials, from the full cook's material scan (ShaderMaterials.json); undefined when it cannot be read. */
+  private readMaterialPackages(): Set<string> | undefined {
+    try {
+      const c = JSON.parse(fs.readFileSync(path.join(this.cooker.config.intermediatesDir, MATERIALS_CACHE_FILE), 'utf8')) as {
+        packages?: Record<string, { materials?: unknown[]; error?: unknown }>;
+      };
+      if (!c.packages || typeof c.packages !== 'object') return undefined;
+      const out = new Set<string>();
+      for (const [guid, e] of Object.entries(c.packages)) if ((e.materials?.length ?? 0) > 0 || e.error) out.add(guid);
+      return out;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Whether any of these (just cooked) packages holds a material export now or did before; updates the set. */
+  private async touchesMaterials(records: readonly AssetRecord[]): Promise<boolean> {
+    const known = this.materialPackages;
+    if (!known) return records.length > 0;
+    let touched = false;
+    for (const r of records) {
+      let now: boolean;
+      try {
+        now = (await readPackageTables(r.file, r.size)).exports.some((e) => e.className === MATERIAL_CLASS);
+      } catch {
+        now = true; // unreadable: let the shader cook report it
+      }
+      if (now || known.has(r.guid)) touched = true;
+      if (now) known.add(r.guid);
+      else known.delete(r.guid);
+    }
+    return touched;
   }
 
   /** AssetRegistry.bin for what ships, as the full cook encodes it. */
@@ -187,10 +231,11 @@ export class IncrementalCook {
       }),
     );
     this.shipped = next;
-    // Shaders: a shader file changed, or a package did (a material's source or defines may have).
+    // Shaders: a shader file changed, the plan did, or a package that holds (or held) a material
+    // did (a material's source or defines may have).
     // Permutations whose key did not change come from the shader cache; the dev pak carries the
     // new ShaderCache.bin of everything that ships, above every chunk's.
-    if (opts.shadersChanged || replanned || todo.some((r) => r.kind === 'package')) {
+    if (opts.shadersChanged || replanned || (await this.touchesMaterials(todo.filter((r) => r.kind === 'package')))) {
       const packages: Array<{ record: AssetRecord; chunk: string }> = [];
       for (const sh of next.values()) {
         const record = registry.get(sh.guid);

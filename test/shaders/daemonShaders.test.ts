@@ -7,7 +7,9 @@ import { Daemon } from '../../watch/Daemon.js';
 import { decodeShaderCache, describePermutation } from '../../src/format/shaderCache.js';
 import { readShipped } from '../watch/project.js';
 import { tempDir, waitFor } from '../watch/helpers.js';
-import { LIGHTING_HLSLI, writeShaderProject } from './fixtures.js';
+import { GUIDS, LIGHTING_HLSLI, material, writeShaderProject } from './fixtures.js';
+import { writeFixture } from '../cook/helpers.js';
+import { hard, prop } from '../../src/format/packageBuilder.js';
 
 describe('daemon and shaders', () => {
   let daemon: Daemon | undefined;
@@ -51,5 +53,39 @@ describe('daemon and shaders', () => {
     // Four permutations include Lighting.hlsli (the vertex ones too, though their code is the
     // same): exactly four new cache entries, nothing else compiled.
     expect(fs.readdirSync(store).filter((n) => n.endsWith('.spv'))).toHaveLength(10);
+  }, 240_000);
+
+  it('a package edit re-runs the shader cook only when the package holds (or held) a material', async () => {
+    root = await tempDir();
+    const dir = await writeShaderProject(root);
+    daemon = await Daemon.start({ projectDir: dir, debounceMs: 20, consolidateAfterMs: 0 });
+    const paks = path.join(dir, 'Saved', 'Paks');
+    // The material scan's record of every package: a shader cook rewrites it, at 50k assets megabytes per batch.
+    const scanFile = path.join(dir, 'Intermediates', 'ShaderMaterials.json');
+    const scanned = () => fs.statSync(scanFile).mtimeMs;
+    const before = scanned();
+    const batches = () => daemon!.status().batches;
+
+    // The map holds no material: its edit is cooked and shipped, the shader cook is skipped.
+    const n = batches();
+    await writeFixture(dir, 'Content/Maps/Main.lasset', {
+      imports: [hard(GUIDS.rock), hard(GUIDS.plain), hard(GUIDS.blur)],
+      exports: [{ guid: GUIDS.map, name: 'Main', className: '/Script/Engine.CWorld', properties: [prop.int('X', 2)] }],
+    });
+    await waitFor(() => batches() > n, 'the map edit batch');
+    await daemon.whenIdle();
+    expect(scanned()).toBe(before);
+
+    // A material's defines change: the shader cook runs and ships the new permutation.
+    await writeFixture(dir, 'Content/Materials/Rock.lasset', material(GUIDS.rock, 'Rock', '/Game/Shaders/Lit.hlsl', ['TINT=0.25']));
+    await waitFor(
+      async () => {
+        const b = await readShipped(paks, '/ShaderCache.bin');
+        return b !== undefined && decodeShaderCache(b, 'after').permutations.some((p) => describePermutation(p).includes('TINT=0.25'));
+      },
+      'the new permutation in the paks',
+      120_000,
+    );
+    expect(scanned()).toBeGreaterThan(before);
   }, 240_000);
 });
