@@ -49,7 +49,8 @@ export const DEFAULTS = {
     priority: 100,
   },
   watch: {
-    debounceMs: 50,
+    /** On top of the watcher's own ~50 ms coalescing of a burst of events (watch/watcher.ts). */
+    debounceMs: 10,
     /** 127.0.0.1 only; 0 picks a free port. */
     port: 0,
   },

@@ -20,8 +20,11 @@ export interface ChangeBatch {
   seq: number;
   /** Absolute, normalized file paths and what happened to each, sorted by path. */
   changes: { file: string; kind: ChangeKind }[];
-  /** Folders that were removed: the files under them that the watcher did not name are gone too. */
-  removedDirs: string[];
+  /**
+   * Folders to re-check whole: removed ones (the files under them that the watcher did not name
+   * are gone too) and ones that appeared whole (moved in: the watcher names no file inside).
+   */
+  dirs: string[];
 }
 
 export type BatchHandler = (batch: ChangeBatch) => Promise<void>;
@@ -68,7 +71,7 @@ export class ChangeBatcher {
   private seq = 0;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
-  /** Outstanding holds: work outside the batcher (the watcher's re-stats) that may still push events. */
+  /** Outstanding holds: work outside the batcher that may still push events. */
   private holds = 0;
   private readonly log: Logger;
 
@@ -90,8 +93,7 @@ export class ChangeBatcher {
   push(event: RawEventName, file: string): void {
     if (this.closed) return;
     const abs = normalizePath(file);
-    if (event === 'addDir') return; // the watcher reports every file inside with its own 'add'
-    if (event === 'unlinkDir') {
+    if (event === 'addDir' || event === 'unlinkDir') {
       this.pendingDirs.add(abs);
     } else {
       if (isIgnoredFileName(path.posix.basename(abs))) return;
@@ -114,7 +116,7 @@ export class ChangeBatcher {
 
   /**
    * Keep `idle()` from resolving until the returned release is called: for work that may still
-   * push an event about a change already seen (the watcher's re-stat after chokidar's throttle),
+   * push an event about a change already seen (a watcher's pending re-check),
    * so "idle" never means "idle until a moment from now". Releasing twice is harmless.
    */
   hold(): () => void {
@@ -135,11 +137,11 @@ export class ChangeBatcher {
       return;
     }
     const changes = [...this.pending].map(([file, kind]) => ({ file, kind })).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-    const removedDirs = [...this.pendingDirs].sort();
+    const dirs = [...this.pendingDirs].sort();
     this.pending = new Map();
     this.pendingDirs = new Set();
-    if (changes.length === 0 && removedDirs.length === 0) return this.notifyIdle();
-    const batch: ChangeBatch = { seq: ++this.seq, changes, removedDirs };
+    if (changes.length === 0 && dirs.length === 0) return this.notifyIdle();
+    const batch: ChangeBatch = { seq: ++this.seq, changes, dirs };
     this.running = this.opts
       .handler(batch)
       .catch((e: unknown) => {

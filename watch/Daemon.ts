@@ -244,15 +244,15 @@ export class Daemon {
       const id = `batch-${batch.seq}`;
       this.state = 'cooking';
       this.clearConsolidate();
-      this.bus.emit({ type: 'BATCH_START', batch: batch.seq, files: batch.changes.length + batch.removedDirs.length });
+      this.bus.emit({ type: 'BATCH_START', batch: batch.seq, files: batch.changes.length + batch.dirs.length });
       let ok = false;
       let summary: { changed: number; removed: number; cooked: number } = { changed: 0, removed: 0, cooked: 0 };
       try {
-        const scan = await s.registry.updateFiles([...batch.changes.map((c) => c.file), ...batch.removedDirs]);
+        const scan = await s.registry.updateFiles([...batch.changes.map((c) => c.file), ...batch.dirs]);
         const change = scan.change;
         for (const p of scan.problems) this.noteProblem(p);
         // A save under a Shaders/ folder re-cooks the permutations it reaches (the shader cache keys say which).
-        const shadersChanged = [...batch.changes.map((c) => c.file), ...batch.removedDirs].some((f) => s.cooker.shaders.isShaderPath(f));
+        const shadersChanged = [...batch.changes.map((c) => c.file), ...batch.dirs].some((f) => s.cooker.shaders.isShaderPath(f));
         const r = await s.cook.runBatch(change, { shadersChanged });
         // The registry cache was journaled by updateFiles (one frame with this batch's changes).
         summary = { changed: change.added.length + change.changed.length, removed: change.removed.length, cooked: r.cooked };
@@ -266,7 +266,7 @@ export class Daemon {
         const ms = performance.now() - t0;
         this.batches++;
         this.noteCook({ id, kind: 'batch', ok, startedAt, ms: Math.round(ms), summary });
-        this.errorBoard.settleBatch([...batch.changes.map((c) => c.file), ...batch.removedDirs]);
+        this.errorBoard.settleBatch([...batch.changes.map((c) => c.file), ...batch.dirs]);
         this.bus.emit({ type: 'BATCH_END', batch: batch.seq, ms, ok, ...summary });
         this.state = 'idle';
         this.armConsolidate();

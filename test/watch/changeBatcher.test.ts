@@ -43,7 +43,7 @@ describe('ChangeBatcher', () => {
           { file: normalizePath('/p/B.lasset'), kind: 'update' },
           { file: normalizePath('/p/D.rml'), kind: 'update' },
         ],
-        removedDirs: [],
+        dirs: [],
       },
     ]);
   });
@@ -204,7 +204,7 @@ describe('watchMounts + ChangeBatcher on real files', () => {
     expect(netSince(batches, mark)).toEqual({ 'Content/New.lasset': 'delete' });
   });
 
-  it('sees a second save of a file within chokidar\'s 50 ms change throttle', async () => {
+  it('sees a second save of a file made right after the first', async () => {
     root = await tempDir();
     const file = path.join(root, 'A.lasset');
     await fsp.writeFile(file, 'v0');
@@ -233,10 +233,45 @@ describe('watchMounts + ChangeBatcher on real files', () => {
     w = watchMounts({ roots: [root], batcher });
     await w.ready;
     await fsp.rm(path.join(root, 'Sub'), { recursive: true });
-    // chokidar reports the folders at once and the files ~100 ms later (its `atomic` delay).
-    await waitFor(() => batches.some((b) => b.removedDirs.includes(normalizePath(path.join(root!, 'Sub')))), 'unlinkDir');
+    await waitFor(() => batches.some((b) => b.dirs.includes(normalizePath(path.join(root!, 'Sub')))), 'unlinkDir');
     await waitFor(() => Object.keys(netSince(batches, 0)).length === 2, 'unlinks');
     await batcher.idle();
     expect(netSince(batches, 0)).toEqual({ 'Sub/A.lasset': 'delete', 'Sub/Deep/B.rml': 'delete' });
+  });
+
+  it('a folder moved in from outside is re-walked whole, and edits deep inside it are seen', async () => {
+    root = await tempDir();
+    const content = path.join(root, 'Content');
+    const outside = path.join(root, 'Elsewhere');
+    await fsp.mkdir(content, { recursive: true });
+    await fsp.mkdir(path.join(outside, 'Pack', 'Deep'), { recursive: true });
+    await fsp.writeFile(path.join(outside, 'Pack', 'Deep', 'B.lasset'), 'b');
+    const batches: ChangeBatch[] = [];
+    const batcher = new ChangeBatcher({ debounceMs: 10, handler: async (b) => void batches.push(b) });
+    w = watchMounts({ roots: [content], batcher });
+    await w.ready;
+    await fsp.rename(path.join(outside, 'Pack'), path.join(content, 'Pack'));
+    // The watcher names the folder only: the batch hands it over to be walked.
+    await waitFor(() => batches.some((b) => b.dirs.includes(normalizePath(path.join(content, 'Pack')))), 'the moved-in folder');
+    await batcher.idle();
+    const mark = batches.length;
+    await fsp.writeFile(path.join(content, 'Pack', 'Deep', 'B.lasset'), 'b2');
+    await waitFor(() => 'Content/Pack/Deep/B.lasset' in netSince(batches, mark), 'an edit two folders down');
+    expect(netSince(batches, mark)).toEqual({ 'Content/Pack/Deep/B.lasset': 'update' });
+  });
+
+  it('a mount folder that does not exist yet is watched once it appears', async () => {
+    root = await tempDir();
+    const content = path.join(root, 'Plugins', 'Late', 'Content');
+    const batches: ChangeBatch[] = [];
+    const batcher = new ChangeBatcher({ debounceMs: 10, handler: async (b) => void batches.push(b) });
+    w = watchMounts({ roots: [content], batcher });
+    await w.ready;
+    await fsp.mkdir(content, { recursive: true });
+    await waitFor(() => batches.some((b) => b.dirs.includes(normalizePath(content))), 'the new mount folder');
+    await batcher.idle();
+    const mark = batches.length;
+    await fsp.writeFile(path.join(content, 'A.lasset'), 'a');
+    await waitFor(() => 'Plugins/Late/Content/A.lasset' in netSince(batches, mark), 'a file in it');
   });
 });
