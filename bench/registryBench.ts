@@ -1,7 +1,10 @@
 /**
  * Registry benchmark: cold scan (no cache) and warm no-op scan (cache present, nothing changed) of
  * a generated project, each as a ratio against `find <root> -type f -printf '%T@ %s\n'`, which does
- * the minimum any scan must do (list every folder, stat every file). Target: warm <= 3x find.
+ * the minimum any scan must do (list every folder, stat every file). Target (issue 15): warm
+ * <= 2x find. The `registry scan` command as a whole (a new process: Node start-up, module loading,
+ * cache load, scan, output) is timed the same way, interleaved with find (A B A B, medians), since
+ * that is what a user waits for.
  *
  * The generator builds one template package with buildPackage and patches the GUIDs and the
  * fixed-width asset name per file, so 50k packages are written in seconds.
@@ -70,6 +73,18 @@ function readObjectDataOffset(pkg: Uint8Array): number {
   return Number(Buffer.from(pkg).readBigInt64LE(32));
 }
 
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'lumina-cook.js');
+
+/** `lumina-cook registry scan` as a user runs it: the compiled CLI in a new process. */
+function timeScanCommand(root: string): number {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [CLI, 'registry', 'scan', '--project', root, '--quiet']);
+  if (r.status !== 0) throw new Error(`registry scan failed (${r.status}): ${r.stderr}`);
+  return performance.now() - t;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 function timeFind(root: string): number {
   const t = performance.now();
   const r = spawnSync('sh', ['-c', `find "${root}" -type f -printf '%T@ %s\\n' > /dev/null`]);
@@ -113,18 +128,22 @@ export async function runRegistryBench(opts: { assets?: number; keep?: boolean }
       throw new Error(`cold scan found ${coldResult.assets} assets and ${coldResult.problems.length} problems`);
     }
 
-    // Best of three; the first run also pays for JIT warm-up of the warm path, so it is shown too.
-    let warmMs = Infinity;
-    let firstWarmMs = 0;
-    for (let run = 0; run < 3; run++) {
+    // Interleaved with find (A B A B), medians of 5; the first run also pays for JIT warm-up of
+    // the warm path, so it is shown too.
+    const warmRuns: number[] = [];
+    const warmFinds: number[] = [];
+    for (let run = 0; run < 5; run++) {
+      warmFinds.push(timeFind(root));
       t = performance.now();
       const warm = await AssetRegistry.open({ config });
       const r = await warm.scan();
-      const ms = performance.now() - t;
-      if (run === 0) firstWarmMs = ms;
-      warmMs = Math.min(warmMs, ms);
+      warmRuns.push(performance.now() - t);
+      warm.close();
       if (r.cached !== assets || r.read !== 0) throw new Error(`warm scan read ${r.read} files, cached ${r.cached}`);
     }
+    const firstWarmMs = warmRuns[0];
+    const warmMs = median(warmRuns);
+    const warmFindMs = median(warmFinds);
 
     // A registry that is already open (the daemon's case) re-scans without loading the cache.
     const open = await AssetRegistry.open({ config });
@@ -136,13 +155,26 @@ export async function runRegistryBench(opts: { assets?: number; keep?: boolean }
       rescanMs = Math.min(rescanMs, performance.now() - t);
     }
 
+    // The whole command against find, interleaved so both see the same machine load.
+    const finds: number[] = [];
+    const commands: number[] = [];
+    for (let run = 0; run < 5; run++) {
+      finds.push(timeFind(root));
+      commands.push(timeScanCommand(root));
+    }
+    const cmdMs = median(commands);
+    const cmdFindMs = median(finds);
+
     lines.push(`registry: find -printf over ${assets} files: ${fmt(findMs)}`);
     lines.push(`registry: readPackageTables alone over every file: ${fmt(tablesMs)}`);
     lines.push(`registry: cold scan ${fmt(coldMs)} (${(coldMs / findMs).toFixed(1)}x find, ${(coldMs / tablesMs).toFixed(2)}x reading the tables)`);
     lines.push(
-      `registry: warm no-op scan incl. cache load ${fmt(warmMs)} best of 3, first ${fmt(firstWarmMs)} (${(warmMs / findMs).toFixed(2)}x find; target <= 3x: ${warmMs <= 3 * findMs ? 'met' : 'MISSED'})`,
+      `registry: warm no-op scan incl. cache load ${fmt(warmMs)} median of 5, first ${fmt(firstWarmMs)}, against find ${fmt(warmFindMs)} interleaved (${(warmMs / warmFindMs).toFixed(2)}x find; target <= 2x: ${warmMs <= 2 * warmFindMs ? 'met' : 'MISSED'})`,
     );
     lines.push(`registry: warm re-scan of an open registry ${fmt(rescanMs)} best of 3 (${(rescanMs / findMs).toFixed(2)}x find)`);
+    lines.push(
+      `registry: \`registry scan\` command, warm, whole process: ${fmt(cmdMs)} median of 5 against find ${fmt(cmdFindMs)} interleaved (${(cmdMs / cmdFindMs).toFixed(1)}x find; load average ${os.loadavg()[0].toFixed(1)})`,
+    );
     return { lines, coldMs, warmMs, findMs, tablesMs };
   } finally {
     if (!opts.keep) await fsp.rm(root, { recursive: true, force: true });
