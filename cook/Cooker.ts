@@ -40,7 +40,7 @@ import {
   identityOf,
   exportClasses,
   keyForRecord,
-  writeOutput,
+  writeAssetOutput,
   type AssetCookContext,
   type AssetCookResult,
 } from './cookAsset.js';
@@ -187,6 +187,13 @@ export interface FullCookOptions {
  */
 const AUTO_ASSETS_IN_FLIGHT = 256;
 
+/**
+ * Bytes of cooked outputs a full cook holds for its paks, so the pak writer does not read back
+ * what was just written; past this a 1M-asset cold cook reads the rest back instead of holding
+ * gigabytes.
+ */
+const HELD_OUTPUT_BYTES = 256 << 20;
+
 export class Cooker {
   readonly config: ProjectConfig;
   readonly registry: RootLookup;
@@ -222,6 +229,8 @@ export class Cooker {
   get workersStarted(): number {
     return this.pool?.started ?? 0;
   }
+  /** What a full cook may still hold of its outputs' bytes for the paks (0 outside a full cook: the daemon's batches hold none). */
+  private outputBytesBudget = 0;
 
   private constructor(opts: { config: ProjectConfig; registry: RootLookup; cache: CookCache; shaders: ShaderRegistry; ci: boolean; log: Logger; bus: ProgressBus; store?: CookStore }) {
     this.config = opts.config;
@@ -333,6 +342,10 @@ export class Cooker {
     let res: AssetCookResult | undefined;
     if (!check.hit && this.store) res = await this.fetchFromStore(record, check.reason);
     res ??= record.kind === 'package' ? await this.cookPackage(record, check) : await cookTextAsset(record, this.ctx, check);
+    if (res.bytes !== undefined) {
+      if (res.bytes.byteLength <= this.outputBytesBudget) this.outputBytesBudget -= res.bytes.byteLength;
+      else res.bytes = undefined;
+    }
     if (res.status !== 'cached') this.debug?.('re-cooked', { asset: record.packagePath, reason: res.reason, status: res.status });
     if (res.status === 'failed') this.report(res.error!, this.config.cook.onCookFailure === 'fail' || !res.output ? 'error' : 'warning', problems);
     else if (res.status === 'verbatim') this.report({ ...res.error!.toLog(), message: `shipped verbatim: ${res.error!.message}` }, 'warning', problems);
@@ -401,11 +414,12 @@ export class Cooker {
     const realKey = got.texture ? keyForRecord(record, this.ctx, true, record.hash, classes) : key;
     try {
       this.cache.delete(record.guid);
-      writeOutput(output, got.bytes);
+      const written = writeAssetOutput(output, got.bytes);
       const entry = this.cache.set(record.guid, realKey, {
         cookedFile: record.virtualPath.slice(1),
         rawSize: got.rawSize,
         xxh64: got.xxh64,
+        cookedXxh64: written.cookedXxh64,
         sourceSize: record.size,
         strippedExports: got.strippedExports,
         nulledRefs: got.nulledRefs,
@@ -417,6 +431,7 @@ export class Cooker {
         reason,
         output,
         identity: identityOf(entry),
+        ...written,
         key: realKey,
         entry,
         bytesIn: record.size,
@@ -478,6 +493,15 @@ export class Cooker {
 
   /** A full cook: see the module comment. */
   async cook(opts: FullCookOptions = {}): Promise<CookSummary> {
+    this.outputBytesBudget = HELD_OUTPUT_BYTES;
+    try {
+      return await this.fullCook(opts);
+    } finally {
+      this.outputBytesBudget = 0;
+    }
+  }
+
+  private async fullCook(opts: FullCookOptions): Promise<CookSummary> {
     const started = performance.now();
     const { config, log, bus, ci } = this;
     if (opts.release !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(opts.release)) {
@@ -697,6 +721,7 @@ export class Cooker {
         return res;
       };
       summary.paks = await writeChunkPaks({ config, plan: shippedPlan(plan, shipped), results, registryBytes: registryBytes!, shaderBytes: shaderRes.chunkBytes, cache: this.cache, bus, recook });
+      for (const r of results.values()) r.bytes = undefined;
       summary.phases.paks = Math.round(performance.now() - pakStart);
       bus.emit({ type: 'END', phase: 'pak', ms: summary.phases.paks, ok: true });
       if (opts.release !== undefined) summary.releaseManifest = await shipRelease(config, opts.release, summary.paks, registryBytes!, shaderRes.allBytes);

@@ -35,6 +35,13 @@ export interface AssetCookResult {
   output?: string;
   /** Identifies the output's bytes (hash and size), for pak fingerprints; absent when failed. */
   identity?: string;
+  /** xxh64 of the output file's bytes as written (16 hex digits), which the pak writer checks before shipping them. */
+  cookedXxh64?: string;
+  /**
+   * The output's bytes, when this process just wrote them (cooked, fetched, verbatim), so the pak
+   * writer need not read the file back. A full cook keeps them only within a memory budget.
+   */
+  bytes?: Uint8Array;
   /** Shipped, but not as asked: a texture stored as RGBA8 because basisu could not run (never cached). */
   warnings?: LuminaLog[];
   /** The cook key the output was made under (absent for failed and verbatim outputs). */
@@ -145,6 +152,20 @@ function outputTempPath(target: string): string {
  * API's open/write/close round trips, and the thread pool stays free for DEFLATE.
  */
 export function writeOutput(target: string, data: Uint8Array): void {
+  writeOutputFile(target, data);
+}
+
+/**
+ * Write an asset's output (see writeOutput) and say what the pak writer needs of it: the xxh64 of
+ * the file as written, and the bytes themselves (a full cook keeps them, within a budget, until
+ * its paks are written, so they are not read back).
+ */
+export function writeAssetOutput(target: string, data: Uint8Array): { cookedXxh64: string; bytes: Uint8Array } {
+  writeOutputFile(target, data);
+  return { cookedXxh64: hashHex(xxh64(data)), bytes: data };
+}
+
+function writeOutputFile(target: string, data: Uint8Array): void {
   const dir = path.dirname(target);
   const tmp = outputTempPath(target);
   try {
@@ -163,7 +184,7 @@ export function writeOutput(target: string, data: Uint8Array): void {
       // nothing was written there
     }
     // The folder may have been removed since it was made (a clean, a stale-file sweep): forget it and retry once.
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && madeDirs.delete(dir)) return writeOutput(target, data);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && madeDirs.delete(dir)) return writeOutputFile(target, data);
     throw errors.ioFailed(target, 'write', e);
   }
 }
@@ -206,15 +227,16 @@ export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext,
   };
   if (o.status === 'failed' || !o.lckd) return fail(new LuminaError(o.error ?? { code: 'COOK_FAILED', message: 'cooking failed', file: record.file }));
   const lckd = o.lckd;
+  let out: { cookedXxh64: string; bytes: Uint8Array };
   try {
-    if (!written) writeOutput(output, lckd);
+    out = written ? { cookedXxh64: hashHex(xxh64(lckd)), bytes: lckd } : writeAssetOutput(output, lckd);
   } catch (e) {
     // An output we could not write is not the asset's fault: never paper over it with verbatim.
     return fail(asCookError(e, record.file));
   }
   if (o.status === 'verbatim') {
     // Not cached: the next cook tries again, so a fixed tool or setting takes effect.
-    return { status: 'verbatim', reason, error: new LuminaError(o.error!), output, identity: `verbatim:${o.contentHash}:${lckd.byteLength}`, bytesIn: o.sourceSize, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
+    return { status: 'verbatim', reason, error: new LuminaError(o.error!), output, identity: `verbatim:${o.contentHash}:${lckd.byteLength}`, ...out, bytesIn: o.sourceSize, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
   }
   for (const w of o.warnings) ctx.onWarning?.(w);
   if (o.fallbacks.length) {
@@ -223,7 +245,7 @@ export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext,
     for (const f of o.fallbacks) ctx.onTextureFallback?.(f.file, f.reason);
     const warnings = o.fallbacks.map((f): LuminaLog => ({ code: 'TEXTURE_INVALID', message: `stored as RGBA8: ${f.reason}`, file: f.file }));
     const identity = `fallback:${o.rawXxh64}:${o.rawSize}:${lckd.byteLength}`;
-    return { status: 'cooked', reason, output, identity, warnings, bytesIn: o.sourceSize, bytesOut: lckd.byteLength, strippedExports: o.strippedExports, nulledRefs: o.nulledRefs, ms: performance.now() - t0 };
+    return { status: 'cooked', reason, output, identity, ...out, warnings, bytesIn: o.sourceSize, bytesOut: lckd.byteLength, strippedExports: o.strippedExports, nulledRefs: o.nulledRefs, ms: performance.now() - t0 };
   }
   const key = keyForRecord(record, ctx, o.texture, o.contentHash, o.classes);
   const ms = performance.now() - t0;
@@ -231,6 +253,7 @@ export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext,
     cookedFile: record.virtualPath.slice(1),
     rawSize: o.rawSize,
     xxh64: o.rawXxh64!,
+    cookedXxh64: out.cookedXxh64,
     sourceSize: o.sourceSize,
     strippedExports: o.strippedExports,
     nulledRefs: o.nulledRefs,
@@ -243,6 +266,7 @@ export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext,
     reason,
     output,
     identity: identityOf(entry),
+    ...out,
     key,
     entry,
     bytesIn: o.sourceSize,
@@ -288,5 +312,5 @@ export function identityOf(e: CacheEntry): string {
 }
 
 function fromEntry(e: CacheEntry, output: string, t0: number): AssetCookResult {
-  return { status: 'cached', output, identity: identityOf(e), key: { key: e.key, parts: e.parts }, entry: e, bytesIn: e.sourceSize, bytesOut: e.cookedSize, strippedExports: e.strippedExports, nulledRefs: e.nulledRefs, ms: performance.now() - t0 };
+  return { status: 'cached', output, identity: identityOf(e), cookedXxh64: e.cookedXxh64, key: { key: e.key, parts: e.parts }, entry: e, bytesIn: e.sourceSize, bytesOut: e.cookedSize, strippedExports: e.strippedExports, nulledRefs: e.nulledRefs, ms: performance.now() - t0 };
 }

@@ -49,6 +49,12 @@ export interface CacheEntry {
   rawSize: number;
   /** xxh64 of the raw cooked bytes, 16 hex digits. */
   xxh64: string;
+  /**
+   * xxh64 of the whole output file as written (the LCKD container), 16 hex digits: the pak writer
+   * checks the file, or the previous pak's copy of its blocks, against it before shipping them.
+   * Absent in entries of older cooks and for text assets (the pak writer then checks the slow way).
+   */
+  cookedXxh64?: string;
   /** Size of the source file. */
   sourceSize: number;
   strippedExports: number;
@@ -335,6 +341,7 @@ function isEntry(e: unknown): e is CacheEntry {
     typeof o.cookedMtimeMs === 'number' &&
     typeof o.rawSize === 'number' &&
     typeof o.xxh64 === 'string' &&
+    (o.cookedXxh64 === undefined || typeof o.cookedXxh64 === 'string') &&
     typeof o.sourceSize === 'number' &&
     typeof o.strippedExports === 'number' &&
     typeof o.nulledRefs === 'number' &&

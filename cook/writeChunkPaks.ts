@@ -34,6 +34,10 @@ export interface PakOutput {
   bytes: number;
   /** False when the pak was already up to date. */
   written: boolean;
+  /** Cooked entries whose blocks were copied from the pak this one replaced (checked by hash), not read from Saved/Cooked. */
+  reused: number;
+  /** Entries of the replaced pak found damaged (their blocks did not hash to the cooked file's): taken from Saved/Cooked instead. */
+  previousDamaged: number;
 }
 
 export interface ChunkPakInput {
@@ -78,7 +82,8 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     for (const a of plan.packages) {
       if (a.chunk !== chunk) continue;
       const r = results.get(a.record.guid)!;
-      add({ path: under(a.record.virtualPath), kind: 'cooked', file: r.output! }, r.identity!);
+      const checked = r.cookedXxh64 === undefined ? {} : { cookedXxh64: BigInt(`0x${r.cookedXxh64}`) };
+      add({ path: under(a.record.virtualPath), kind: 'cooked', file: r.output!, ...checked, ...(r.bytes ? { bytes: r.bytes } : {}) }, r.identity!);
     }
     for (const a of plan.textAssets) {
       if (a.chunk !== chunk) continue;
@@ -97,14 +102,16 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     const key = `${chunk}.pak`;
     const prev = cache.getPak(key);
     if (prev && prev.fingerprint === fingerprint && (await sizeOf(file)) === prev.size && (await sizeOf(contents)) !== undefined) {
-      outputs.push({ chunk, file, contents, entries: prev.entries, bytes: prev.size, written: false });
+      outputs.push({ chunk, file, contents, entries: prev.entries, bytes: prev.size, written: false, reused: 0, previousDamaged: 0 });
       continue;
     }
     const guidByOutput = new Map(plan.packages.filter((a) => a.chunk === chunk).map((a) => [results.get(a.record.guid)!.output!, a.record.guid]));
     let res: WritePakResult;
     for (;;) {
       try {
-        res = await writePak(file, sources, { mountPoint, priority: config.paks.priority, level: config.cook.compressionLevel });
+        // The previous pak lends the blocks of every cooked entry that did not change (checked
+        // against the cooked file's hash): a one-asset change copies the rest, it reads no cooked file.
+        res = await writePak(file, sources, { mountPoint, priority: config.paks.priority, level: config.cook.compressionLevel, previous: file });
         break;
       } catch (e) {
         // A cooked file that no longer matches its hash: re-cook that asset (once) and try again.
@@ -113,6 +120,9 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
         recooked.add(guid);
         const again = await input.recook(guid);
         if (again.output === undefined) throw again.error ?? e;
+        // The re-cooked asset's source now carries its new bytes and hash.
+        const i = sources.findIndex((x) => x.kind === 'cooked' && x.file === again.output);
+        if (i >= 0) sources[i] = { path: sources[i].path, kind: 'cooked', file: again.output, ...(again.cookedXxh64 === undefined ? {} : { cookedXxh64: BigInt(`0x${again.cookedXxh64}`) }), ...(again.bytes ? { bytes: again.bytes } : {}) };
       }
     }
     const lines = [`# ${chunk}.pak: ${res.toc.entries.length} entries, mount point ${mountPoint}, priority ${config.paks.priority}`, '# method\trawSize\tstoredSize\txxh64\tpath'];
@@ -120,7 +130,7 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     await writeFileAtomic(contents, Buffer.from(lines.join('\n') + '\n', 'utf8'));
     cache.setPak(key, { fingerprint, size: res.size, entries: res.toc.entries.length });
     bus.emit({ type: 'PAK_WRITTEN', file, chunk, entries: res.toc.entries.length, bytes: res.size });
-    outputs.push({ chunk, file, contents, entries: res.toc.entries.length, bytes: res.size, written: true });
+    outputs.push({ chunk, file, contents, entries: res.toc.entries.length, bytes: res.size, written: true, reused: res.reused, previousDamaged: res.previousDamaged });
   }
   await removeStalePaks(config.paksDir, new Set(plan.chunks), cache);
   return outputs;

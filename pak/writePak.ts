@@ -5,18 +5,27 @@
  * recompression; other files are compressed in 64 KiB DEFLATE blocks. No timestamps or other
  * run-dependent bytes go in, so the same inputs give the same pak.
  *
- * Every cooked block is inflated and the raw bytes hashed against the LCKD header's xxh64 (the
- * entry's) before the entry is kept: a cooked file damaged in place, with its size and mtime kept,
- * passes the cook cache's checks, and copying it would ship a pak that fails `pak verify`. A
- * mismatch throws COOKED_INVALID naming the cooked file, so the cook can re-cook that asset.
+ * Nothing damaged is copied in silently: a cooked file damaged in place, with its size and mtime
+ * kept, passes the cook cache's checks, and copying it would ship a pak that fails `pak verify`.
+ * - A cooked source whose file hash is known (`cookedXxh64`, recorded by the cook when it wrote
+ *   the file) is checked against it: one xxh64 pass over the stored bytes, no inflating.
+ * - With `previous` (the pak this one replaces), such a source's blocks are copied from the
+ *   previous pak's entry of the same path when that entry, with its LCKD header rebuilt from the
+ *   TOC, hashes to the same file hash: the bytes are then exactly the cooked file's, so the pak is
+ *   byte-identical to one built from the cooked files, without opening them. An entry that does
+ *   not match (changed, or damaged in the old pak) comes from the cooked file instead.
+ * - A source without a known hash has every block inflated and hashed against the LCKD header's
+ *   xxh64 (the entry's).
+ * A mismatch throws COOKED_INVALID naming the cooked file, so the cook can re-cook that asset.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { errors } from '../src/errors.js';
 import { withAtomicFile } from '../src/util/atomicWrite.js';
 import { createXxh64, hashHex, initHash, xxh64 } from '../src/util/hash.js';
-import { parseCookedHeader, readCookedHeader, type CookedHeader } from '../src/format/cookedPackage.js';
-import { BLOCK_SIZE, compressBlocks, decompressBlock, decompressBlockAsync, deflateEachBlock, rawBlockSize, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
+import { COOKED_FIXED_HEADER, COOKED_MAGIC, COOKED_VERSION, parseCookedHeader, readCookedHeader, type CookedHeader } from '../src/format/cookedPackage.js';
+import { BLOCK_SIZE, blockCountFor, compressBlocks, decompressBlock, decompressBlockAsync, deflateEachBlock, rawBlockSize, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
+import { PakReader } from './PakReader.js';
 import {
   PAK_FLAG_PATCH,
   PAK_HEADER_SIZE,
@@ -33,7 +42,15 @@ import { readAt } from '../src/util/readAt.js';
 
 /** One entry to write. `path` is relative to the pak's mount point. */
 export type PakSource =
-  | { path: string; kind: 'cooked'; file: string }
+  | {
+      path: string;
+      kind: 'cooked';
+      file: string;
+      /** xxh64 of the whole cooked file as it was written: checked instead of inflating every block, and what lets `previous` be used. */
+      cookedXxh64?: bigint;
+      /** The cooked file's bytes, when the caller holds them (just cooked): used instead of reading the file. */
+      bytes?: Uint8Array;
+    }
   | { path: string; kind: 'file'; file: string }
   | { path: string; kind: 'bytes'; data: Uint8Array }
   | { path: string; kind: 'tombstone' };
@@ -47,6 +64,12 @@ export interface WritePakOptions extends CompressOptions {
   patch?: { baseTocHash: bigint };
   /** Called after each entry is written (progress). */
   onEntry?: (entry: PakEntry, index: number, count: number) => void;
+  /**
+   * The pak this one replaces (it may be `out` itself): the blocks of cooked sources with a known
+   * `cookedXxh64` are copied from it when its entry matches (see the module comment). A previous
+   * pak that is missing or does not open is simply not used.
+   */
+  previous?: string;
 }
 
 export interface WritePakResult {
@@ -55,6 +78,10 @@ export interface WritePakResult {
   /** xxh64 of the TOC bytes, as in the footer. */
   tocHash: bigint;
   size: number;
+  /** Cooked entries whose blocks came from `previous`, and those read from their cooked files (or given bytes). */
+  reused: number;
+  /** Entries of `previous` that matched a source by path and hash in the TOC but whose stored bytes did not hash right (damaged): taken from the cooked file instead. */
+  previousDamaged: number;
 }
 
 /** Raw bytes read and compressed per step for 'file' sources: 64 blocks keeps zlib's pool busy. */
@@ -150,10 +177,12 @@ async function openSource(file: string): Promise<fsp.FileHandle> {
   }
 }
 
-/** A cooked file small enough to read whole, read ahead of its turn so reads overlap writes. */
+/** A cooked source small enough to hold whole, loaded ahead of its turn so reads overlap writes. */
 interface LoadedCooked {
   header: CookedHeader;
+  /** The whole cooked file, or only its stored bytes (`dataOnly`, from the previous pak). */
   bytes: Uint8Array;
+  dataOnly: boolean;
 }
 
 /** Cooked files up to this size are read in one go (and read ahead); bigger ones stream in chunks. */
@@ -161,22 +190,153 @@ const PREFETCH_MAX = 8 << 20;
 /** Sources read ahead of the one being written: bounds memory to PREFETCH_AHEAD * PREFETCH_MAX. */
 const PREFETCH_AHEAD = 4;
 
-/** Read a whole small LCKD file, validate its header and check its blocks; undefined when it is too big to hold. */
-async function loadCooked(file: string): Promise<LoadedCooked | undefined> {
-  // Synchronous on purpose: cooked files are small, and sync open/read/close cost a tenth of the
-  // main-thread time of the promise API, which dominated pak writing for many small entries.
-  let bytes: Buffer;
-  try {
-    if (fs.statSync(file).size > PREFETCH_MAX) return undefined;
-    bytes = fs.readFileSync(file);
-  } catch (e) {
-    throw errors.ioFailed(file, 'read', e);
+/** What became of the cooked sources of one pak (WritePakResult's counts). */
+interface CookedStats {
+  reused: number;
+  previousDamaged: number;
+}
+
+/** The LCKD header of the cooked file whose blocks a pak entry holds (FORMAT.md "Cooked packages"). */
+function cookedHeaderFor(e: PakEntry): Uint8Array {
+  const count = blockCountFor(e.rawSize);
+  const out = new Uint8Array(COOKED_FIXED_HEADER + 4 * count);
+  const v = new DataView(out.buffer);
+  v.setUint32(0, COOKED_MAGIC, true);
+  v.setUint32(4, COOKED_VERSION, true);
+  v.setBigUint64(8, BigInt(e.rawSize), true);
+  v.setBigUint64(16, e.xxh64, true);
+  v.setUint8(24, e.method);
+  v.setUint32(25, BLOCK_SIZE, true);
+  v.setUint32(29, count, true);
+  for (let i = 0; i < count; i++) v.setUint32(COOKED_FIXED_HEADER + 4 * i, e.method === 1 ? e.blockSizes[i] : rawBlockSize(e.rawSize, i), true);
+  return out;
+}
+
+/** Bytes read from the previous pak per step: its entries come in the same path order, so one read serves many. */
+const PREVIOUS_WINDOW = 4 << 20;
+
+/** The pak being replaced, read in large sequential windows (synchronous: the reads are from the page cache, mostly). */
+class PreviousPak {
+  private window = new Uint8Array(0);
+  private windowAt = 0;
+
+  private constructor(
+    private readonly fd: number,
+    private readonly entries: Map<string, PakEntry>,
+  ) {}
+
+  /** The previous pak, or undefined when it is missing or does not open (then every source is read from its file). */
+  static async open(file: string): Promise<PreviousPak | undefined> {
+    let reader: PakReader;
+    try {
+      reader = await PakReader.open(file);
+    } catch {
+      return undefined;
+    }
+    try {
+      // The TOC was validated against the file (sizes, offsets, footer hash); the entries' bytes are checked per use.
+      return new PreviousPak(fs.openSync(file, 'r'), new Map(reader.entries.map((e) => [e.path, e])));
+    } catch {
+      return undefined;
+    } finally {
+      await reader.close();
+    }
   }
-  const header = parseCookedHeader(bytes, file, bytes.byteLength);
-  const check = new CookedBlockCheck(file, header);
-  await check.update(bytes.subarray(header.dataOffset));
-  check.finish();
-  return { header, bytes };
+
+  entry(path: string): PakEntry | undefined {
+    const e = this.entries.get(path);
+    return e && e.method !== 2 && e.storedSize <= PREFETCH_MAX ? e : undefined;
+  }
+
+  /** `length` bytes at `offset`. The result is not reused afterwards (a new window is a new buffer), so it may be queued for writing. */
+  read(offset: number, length: number): Uint8Array | undefined {
+    if (offset < this.windowAt || offset + length > this.windowAt + this.window.byteLength) {
+      const buf = new Uint8Array(Math.max(length, PREVIOUS_WINDOW));
+      let got = 0;
+      while (got < buf.byteLength) {
+        const n = fs.readSync(this.fd, buf, got, buf.byteLength - got, offset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      if (got < length) return undefined;
+      this.window = buf.subarray(0, got);
+      this.windowAt = offset;
+    }
+    return this.window.subarray(offset - this.windowAt, offset - this.windowAt + length);
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}
+
+/** The header a pak entry of these blocks gets, for blocks that came with no file of their own. */
+function headerOfEntry(e: PakEntry, dataOffset: number): CookedHeader {
+  const blockCount = blockCountFor(e.rawSize);
+  return {
+    rawSize: e.rawSize,
+    xxh64: e.xxh64,
+    method: e.method as 0 | 1,
+    blockSize: BLOCK_SIZE,
+    blockCount,
+    blockSizes: e.method === 1 ? e.blockSizes : Array.from({ length: blockCount }, (_, i) => rawBlockSize(e.rawSize, i)),
+    dataOffset,
+    storedSize: e.storedSize,
+  };
+}
+
+function changedSinceCook(file: string, got: bigint, want: bigint): Error {
+  return errors.cookedInvalid(file, 'xxh64', `the file hashes to ${hashHex(got)}, its cook recorded ${hashHex(want)}: the cooked file changed after it was cooked`, 0);
+}
+
+/**
+ * A cooked source's header and stored bytes, checked (see the module comment): from the previous
+ * pak, the given bytes or the file. Undefined when the file is too big to hold (it is then
+ * streamed by writeCooked).
+ */
+async function loadCooked(s: Extract<PakSource, { kind: 'cooked' }>, previous: PreviousPak | undefined, stats: CookedStats): Promise<LoadedCooked | undefined> {
+  const want = s.cookedXxh64;
+  let mismatched: PakEntry | undefined;
+  if (want !== undefined && s.bytes === undefined && previous) {
+    const e = previous.entry(s.path);
+    const data = e && previous.read(e.offset, e.storedSize);
+    if (e && data) {
+      const head = cookedHeaderFor(e);
+      const h = createXxh64();
+      h.update(head);
+      h.update(data);
+      if (h.digest() === want) {
+        stats.reused++;
+        return { header: headerOfEntry(e, head.byteLength), bytes: data, dataOnly: true };
+      }
+      mismatched = e;
+    }
+  }
+  let bytes: Uint8Array;
+  if (s.bytes !== undefined) bytes = s.bytes;
+  else {
+    // Synchronous on purpose: cooked files are small, and sync open/read/close cost a tenth of the
+    // main-thread time of the promise API, which dominated pak writing for many small entries.
+    try {
+      if (fs.statSync(s.file).size > PREFETCH_MAX) return undefined;
+      bytes = fs.readFileSync(s.file);
+    } catch (e) {
+      throw errors.ioFailed(s.file, 'read', e);
+    }
+  }
+  if (want !== undefined) {
+    const got = xxh64(bytes);
+    if (got !== want) throw changedSinceCook(s.file, got, want);
+  }
+  const header = parseCookedHeader(bytes, s.file, bytes.byteLength);
+  if (want === undefined) {
+    const check = new CookedBlockCheck(s.file, header);
+    await check.update(bytes.subarray(header.dataOffset));
+    check.finish();
+  }
+  // The previous pak's entry claimed these very blocks but did not hash right: it was damaged.
+  if (mismatched && mismatched.xxh64 === header.xxh64 && mismatched.rawSize === header.rawSize && mismatched.storedSize === header.storedSize) stats.previousDamaged++;
+  return { header, bytes, dataOnly: false };
 }
 
 function cookedEntry(path: string, offset: number, h: CookedHeader): PakEntry {
@@ -267,30 +427,42 @@ class CookedBlockCheck {
 
 /**
  * Copy an LCKD file's blocks into the pak as they are: the entry takes the LCKD's sizes, hash and
- * method. Every block is checked against the header's hash first (see the module comment).
+ * method. The blocks are checked first (see the module comment).
  */
-async function writeCooked(out: PositionalOut, path: string, file: string, loaded: LoadedCooked | undefined): Promise<PakEntry> {
+async function writeCooked(out: PositionalOut, s: Extract<PakSource, { kind: 'cooked' }>, loaded: LoadedCooked | undefined): Promise<PakEntry> {
   const offset = out.pos;
   if (loaded) {
     // Checked by loadCooked, ahead of its turn.
-    await out.write(loaded.bytes.subarray(loaded.header.dataOffset));
-    return cookedEntry(path, offset, loaded.header);
+    await out.write(loaded.dataOnly ? loaded.bytes : loaded.bytes.subarray(loaded.header.dataOffset));
+    return cookedEntry(s.path, offset, loaded.header);
   }
+  const file = s.file;
   const fh = await openSource(file);
   try {
     const h = await readCookedHeader(file, fh);
-    const check = new CookedBlockCheck(file, h);
+    // A known file hash: hash the header and every block as they pass; else inflate every block.
+    const whole = s.cookedXxh64 === undefined ? undefined : createXxh64();
+    const check = whole ? undefined : new CookedBlockCheck(file, h);
+    if (whole) {
+      const head = new Uint8Array(h.dataOffset);
+      await readFully(fh, head, 0, file);
+      whole.update(head);
+    }
     for (let done = 0; done < h.storedSize; ) {
       const n = Math.min(COPY_CHUNK, h.storedSize - done);
       const view = new Uint8Array(n); // not reused: the write may still be in flight
       await readFully(fh, view, h.dataOffset + done, file);
-      await check.update(view);
+      if (whole) whole.update(view);
+      else await check!.update(view);
       await out.write(view);
       done += n;
     }
     // A bad block already written is harmless: the error aborts the whole temp pak.
-    check.finish();
-    return cookedEntry(path, offset, h);
+    if (whole) {
+      const got = whole.digest();
+      if (got !== s.cookedXxh64) throw changedSinceCook(file, got, s.cookedXxh64!);
+    } else check!.finish();
+    return cookedEntry(s.path, offset, h);
   } finally {
     await fh.close();
   }
@@ -382,6 +554,22 @@ export async function writePak(out: string, sources: readonly PakSource[], opts:
   if (!Number.isInteger(priority) || priority < -(2 ** 31) || priority >= 2 ** 31) throw errors.usage(`pak priority ${priority} is not a 32-bit integer`);
   const sorted = sortSources(sources, out);
   const compress: CompressOptions = { level: opts.level, engine: opts.engine };
+  const stats: CookedStats = { reused: 0, previousDamaged: 0 };
+  const previous = opts.previous === undefined ? undefined : await PreviousPak.open(opts.previous);
+  try {
+    return await writePakFile(out, sorted, opts, { mountPoint, priority, compress, previous, stats });
+  } finally {
+    previous?.close();
+  }
+}
+
+async function writePakFile(
+  out: string,
+  sorted: readonly PakSource[],
+  opts: WritePakOptions,
+  ctx: { mountPoint: string; priority: number; compress: CompressOptions; previous: PreviousPak | undefined; stats: CookedStats },
+): Promise<WritePakResult> {
+  const { mountPoint, priority, compress, previous, stats } = ctx;
   return withAtomicFile(out, async (fh) => {
     const w = new PositionalOut(fh);
     try {
@@ -393,7 +581,7 @@ export async function writePak(out: string, sources: readonly PakSource[], opts:
         for (; nextAhead <= upTo && nextAhead < sorted.length; nextAhead++) {
           const s = sorted[nextAhead];
           if (s.kind !== 'cooked') continue;
-          const p = loadCooked(s.file);
+          const p = loadCooked(s, previous, stats);
           p.catch(() => {});
           ahead.set(nextAhead, p);
         }
@@ -405,7 +593,7 @@ export async function writePak(out: string, sources: readonly PakSource[], opts:
           case 'cooked': {
             const loaded = await ahead.get(i);
             ahead.delete(i);
-            e = await writeCooked(w, s.path, s.file, loaded);
+            e = await writeCooked(w, s, loaded);
             break;
           }
           case 'file':
@@ -432,7 +620,7 @@ export async function writePak(out: string, sources: readonly PakSource[], opts:
       await w.flush();
       // A file source rewritten as stored may have left compressed bytes past the end.
       await fh.truncate(size);
-      return { file: out, toc, tocHash, size };
+      return { file: out, toc, tocHash, size, ...stats };
     } catch (e) {
       // Let queued writes settle before withAtomicFile closes and removes the temp file.
       await w.settle();

@@ -1,7 +1,8 @@
 /**
  * A cooked file damaged in place after its cook, with its size and mtime kept, passes the cook
- * cache's checks. The pak writer checks every cooked block against the entry's hash, so the next
- * cook re-cooks that asset instead of copying the damage into a pak that then fails `pak verify`.
+ * cache's checks. The pak writer checks every cooked file against the hash its cook recorded (and
+ * the previous pak's copy of its blocks the same way), so the next cook re-cooks that asset instead
+ * of copying the damage into a pak that then fails `pak verify`.
  */
 import { execFileSync } from 'node:child_process';
 import fsp from 'node:fs/promises';
@@ -42,6 +43,17 @@ describe('a cooked file damaged in place', () => {
     await fsp.writeFile(cooked, bad);
     execFileSync('touch', ['-r', stamp, cooked]);
     expect((await fsp.stat(cooked, { bigint: true })).mtimeNs).toBe(st.mtimeNs);
+
+    // The previous Main.pak's copy of the same blocks is damaged too, so no good copy is left.
+    const old = await PakReader.open(path.join(dir, 'Saved/Paks/Main.pak'));
+    const entry = old.getEntry('/Game/Meshes/Rock.lasset')!;
+    await old.close();
+    const fh = await fsp.open(path.join(dir, 'Saved/Paks/Main.pak'), 'r+');
+    const flip = Buffer.alloc(8);
+    await fh.read(flip, 0, 8, entry.offset + entry.storedSize - 30);
+    for (let i = 0; i < 8; i++) flip[i] ^= 0x5a;
+    await fh.write(flip, 0, 8, entry.offset + entry.storedSize - 30);
+    await fh.close();
 
     // Another asset of the Main chunk changes, so Main.pak is written again.
     const rml = path.join(dir, 'Content/UI/MainMenu.rml');
