@@ -42,7 +42,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** The package bytes with a `BenchEdit` string property set to `marker` on its asset export. */
-function editedPackage(bytes: Uint8Array, file: string, marker: string): Uint8Array {
+export function editedPackage(bytes: Uint8Array, file: string, marker: string): Uint8Array {
   const pkg = parsePackage(bytes, file);
   const i = findAssetExport(pkg);
   const props = decodeExport(pkg, i).filter((p) => p.name !== 'BenchEdit');

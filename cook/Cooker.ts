@@ -40,6 +40,7 @@ import {
   identityOf,
   exportClasses,
   keyForRecord,
+  trackSweptMarker,
   writeAssetOutput,
   type AssetCookContext,
   type AssetCookResult,
@@ -48,7 +49,7 @@ import { CACHE_FILE_NAME, CookCache, type CacheCheck, type RecookReason } from '
 import { CookPool, type WorkerSettings } from './pool/CookPool.js';
 import { TEXTURE_CLASS } from './textureExport.js';
 import { TEXTURES_IN_FLIGHT } from './texture/index.js';
-import { removeStale, writeIfChanged } from './cookedOutputs.js';
+import { readSweptMarker, registryFromMarker, removeStale, shippedFingerprints, SWEPT_MARKER_FILE, writeIfChanged, writeSweptMarker } from './cookedOutputs.js';
 import { primaryNameClashes, resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
 import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
@@ -293,6 +294,8 @@ export class Cooker {
     const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
     const shaders = await ShaderRegistry.open(config);
     const cooker = new Cooker({ config, registry, cache, shaders, ci, log, bus, store: opts.store });
+    // From now on a write into Saved/Cooked first removes its swept marker (cookedOutputs.ts).
+    trackSweptMarker(config.cookedDir, path.join(config.intermediatesDir, SWEPT_MARKER_FILE));
     if (!opts.store && opts.remoteCache !== false) {
       cooker.store = RemoteCookCache.fromConfig(config, opts.remoteCache || {}, { onWarning: (l) => cooker.report(l, 'warning', cooker.storeProblems) });
       cooker.ownsStore = cooker.store !== undefined;
@@ -510,6 +513,8 @@ export class Cooker {
     const problems: CookProblem[] = this.pending;
     this.pending = [];
     const ciSeverity = ci ? 'error' : 'warning';
+    // Before anything is written into Saved/Cooked: did the last sweep leave it clean? (cookedOutputs.ts)
+    const swept = readSweptMarker(config.cookedDir, config.intermediatesDir);
     // Read the schemas folder again: a daemon's full cook picks up schema edits (SCHEMA_INVALID throws, like a bad config).
     if (config.schemasDir) {
       this.ctx.schemas = loadSchemas(config.schemasDir);
@@ -691,16 +696,29 @@ export class Cooker {
       // not be read plans too little) must not sweep the outputs and cache entries of assets it
       // merely failed to reach, or fixing the file would cost their re-cook.
       const outputsStart = performance.now();
-      registryBytes = this.registryBytes(shipped.map((a) => a.record));
+      const shippedRecords = shipped.map((a) => a.record);
+      const fingerprints = shippedFingerprints(shippedRecords);
       const registryFile = path.join(config.cookedDir, REGISTRY_ENTRY);
-      await writeIfChanged(registryFile, registryBytes);
+      // The registry of the same records is the same bytes: read back (hash-checked), not re-encoded.
+      const kept = registryFromMarker(registryFile, swept, fingerprints.registryInputs);
+      registryBytes = kept ?? this.registryBytes(shippedRecords);
+      if (!kept) await writeIfChanged(registryFile, registryBytes);
       // Everything's permutations in one: Saved/Cooked stays "the full content" a patch is built from.
       const shaderFile = path.join(config.cookedDir, SHADER_CACHE_ENTRY);
       await writeIfChanged(shaderFile, shaderRes.allBytes);
       // Forget what no longer ships before its output goes: an entry must never outlive its file.
       const shippedGuids = new Set(shipped.map((a) => a.record.guid));
       this.cache.prune((guid) => shippedGuids.has(guid));
-      await removeStale(config.cookedDir, new Set([registryFile, shaderFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
+      // The walk finds nothing when the folder was clean before this cook and the same outputs ship.
+      if (swept?.outputs !== fingerprints.outputs) {
+        await removeStale(config.cookedDir, new Set([registryFile, shaderFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
+      }
+      await writeSweptMarker(config.cookedDir, config.intermediatesDir, {
+        outputs: fingerprints.outputs,
+        registryInputs: fingerprints.registryInputs,
+        registryXxh64: hashHex(xxh64(registryBytes)),
+        registrySize: registryBytes.byteLength,
+      }).catch((e: unknown) => this.report(isLuminaError(e) ? e : errors.ioFailed(config.intermediatesDir, 'write', e), 'warning', problems));
       summary.phases.outputs = Math.round(performance.now() - outputsStart);
     }
     if (summary.ok && opts.paks !== false) {

@@ -165,7 +165,34 @@ export function writeAssetOutput(target: string, data: Uint8Array): { cookedXxh6
   return { cookedXxh64: hashHex(xxh64(data)), bytes: data };
 }
 
+/**
+ * The "swept" marker of each cooked folder this process writes into (cookedOutputs.ts): it says
+ * the folder held exactly the last cook's outputs, so it goes before the first write here (a kill
+ * mid-write may leave a temp file) and comes back only when a full cook has made that true again.
+ */
+const sweptMarkers = new Map<string, { file: string; present: boolean }>();
+
+/** Watch `cookedDir`'s swept marker: the next write under it removes the marker first. */
+export function trackSweptMarker(cookedDir: string, marker: string): void {
+  sweptMarkers.set(path.resolve(cookedDir) + path.sep, { file: marker, present: true });
+}
+
+function beforeCookedWrite(target: string): void {
+  if (sweptMarkers.size === 0) return;
+  const abs = path.resolve(target);
+  for (const [dir, m] of sweptMarkers) {
+    if (!m.present || !abs.startsWith(dir)) continue;
+    try {
+      fs.rmSync(m.file, { force: true });
+    } catch (e) {
+      throw errors.ioFailed(m.file, 'remove', e);
+    }
+    m.present = false;
+  }
+}
+
 function writeOutputFile(target: string, data: Uint8Array): void {
+  beforeCookedWrite(target);
   const dir = path.dirname(target);
   const tmp = outputTempPath(target);
   try {

@@ -19,7 +19,7 @@ import { entryPathUnder } from '../pak/pakFormat.js';
 import { writePak, type PakSource, type WritePakResult } from '../pak/writePak.js';
 import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import type { AssetCookResult } from './cookAsset.js';
-import { canonicalJson, type CookCache } from './cookCache.js';
+import type { CookCache } from './cookCache.js';
 import type { CookPlan } from './planCook.js';
 
 export const CONTENTS_SUFFIX = '.contents.txt';
@@ -74,10 +74,13 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
   const outputs: PakOutput[] = [];
   for (const chunk of plan.chunks) {
     const sources: PakSource[] = [];
-    const identities: Array<[string, string]> = [];
+    // The fingerprint's text: every entry's path and identity, in plan order (by GUID, which is
+    // deterministic, so no sort), one line each; hashed once. (A canonical JSON of 60k pairs, sorted,
+    // was 1.8 s of a 100k no-op cook.)
+    const printed: string[] = [`v2\t${mountPoint}\t${config.paks.priority}\t${config.cook.compressionLevel}`];
     const add = (s: PakSource, identity: string) => {
       sources.push(s);
-      identities.push([s.path, identity]);
+      printed.push(`${s.path}\t${identity}`);
     };
     for (const a of plan.packages) {
       if (a.chunk !== chunk) continue;
@@ -93,10 +96,7 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     add({ path: under('/AssetRegistry.bin'), kind: 'bytes', data: registryBytes }, registryIdentity);
     const shaders = input.shaderBytes.get(chunk);
     if (shaders) add({ path: under(`/${SHADER_CACHE_ENTRY}`), kind: 'bytes', data: shaders }, hashHex(xxh64(shaders)));
-    identities.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
-    const fingerprint = hashString(
-      canonicalJson({ v: 1, mountPoint, priority: config.paks.priority, level: config.cook.compressionLevel, entries: identities }),
-    );
+    const fingerprint = hashString(printed.join('\n'));
     const file = path.join(config.paksDir, `${chunk}.pak`);
     const contents = path.join(config.paksDir, `${chunk}${CONTENTS_SUFFIX}`);
     const key = `${chunk}.pak`;
