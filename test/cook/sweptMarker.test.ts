@@ -1,0 +1,96 @@
+/**
+ * A no-op cook skips the walk of Saved/Cooked for stale files, and the encode of
+ * AssetRegistry.bin, only when nothing can have changed: the swept marker
+ * (Intermediates/CookedOutputs.json) is removed by any write into Saved/Cooked, so what a writer
+ * leaves there (a temp file of a killed run, an output of an asset that stopped shipping) is
+ * still swept by the next cook.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cookProject } from '../../cook/cookProject.js';
+import { writeOutput } from '../../cook/cookAsset.js';
+import { SWEPT_MARKER_FILE } from '../../cook/cookedOutputs.js';
+import { decodeCookedRegistry } from '../../src/format/cookedRegistry.js';
+import { hard, prop } from '../../src/format/packageBuilder.js';
+import { TEMP_MARKER } from '../../src/util/atomicWrite.js';
+import { initHash } from '../../src/util/hash.js';
+import { g, tempDir, writeFixture, writeProject } from './helpers.js';
+
+const mesh = (i: number) => ({ exports: [{ guid: g(0x100 + i), name: `Mesh${i}`, className: '/Script/Engine.CStaticMesh', properties: [prop.str('Label', `m${i}`)] }] });
+const map = (n: number) => ({
+  imports: Array.from({ length: n }, (_, i) => hard(g(0x100 + i))),
+  exports: [{ guid: g(1), name: 'Main', className: '/Script/Engine.CWorld', properties: [prop.str('Label', 'main')] }],
+});
+
+let dir: string;
+let marker: string;
+let cooked: string;
+beforeAll(async () => {
+  await initHash();
+  dir = await tempDir('lc-swept-');
+  const files: Parameters<typeof writeProject>[2] = { 'Content/Maps/Main.lasset': map(4) };
+  for (let i = 0; i < 4; i++) files[`Content/Meshes/Mesh${i}.lasset`] = mesh(i);
+  await writeProject(dir, { name: 'Swept', cookRoots: ['/Game/Maps/Main'] }, files);
+  marker = path.join(dir, 'Intermediates', SWEPT_MARKER_FILE);
+  cooked = path.join(dir, 'Saved/Cooked');
+});
+afterAll(async () => {
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+const cook = async () => {
+  const s = await cookProject({ projectDir: dir, report: false });
+  expect(s.ok).toBe(true);
+  return s;
+};
+
+describe('the swept marker of Saved/Cooked', () => {
+  it('is written by a cook that swept; a no-op keeps AssetRegistry.bin as it is', async () => {
+    await cook();
+    expect(fs.existsSync(marker)).toBe(true);
+    const registry = path.join(cooked, 'AssetRegistry.bin');
+    const before = await fsp.stat(registry, { bigint: true });
+    const bytes = await fsp.readFile(registry);
+    const s = await cook();
+    expect(s.cooked).toBe(0);
+    expect((await fsp.stat(registry, { bigint: true })).mtimeNs).toBe(before.mtimeNs);
+    expect((await fsp.readFile(registry)).equals(bytes)).toBe(true);
+    expect(fs.existsSync(marker)).toBe(true);
+    // The walk was skipped: a file copied in by hand (no cook's write) is still there after a no-op.
+    const byHand = path.join(cooked, 'Game/ByHand.txt');
+    await fsp.writeFile(byHand, 'x');
+    await cook();
+    expect(fs.existsSync(byHand)).toBe(true);
+  });
+
+  it('goes with the first write into Saved/Cooked, so the next cook sweeps what was left there', async () => {
+    const stray = path.join(cooked, 'Game/Meshes/Stray.lasset');
+    writeOutput(stray, new Uint8Array([1, 2, 3]));
+    expect(fs.existsSync(marker)).toBe(false);
+    // A temp file of a writer that is gone (pid 2^22 + 1 is above Linux's pid_max).
+    const temp = path.join(cooked, `Game/Meshes/Mesh0.lasset${TEMP_MARKER}4194305-0-0`);
+    await fsp.writeFile(temp, 'half');
+    await cook();
+    expect(fs.existsSync(stray)).toBe(false);
+    expect(fs.existsSync(temp)).toBe(false);
+    expect(fs.existsSync(path.join(cooked, 'Game/ByHand.txt'))).toBe(false);
+    expect(fs.existsSync(marker)).toBe(true);
+  });
+
+  it('a cook that ships less sweeps the outputs that no longer ship, and a stale registry is never read back', async () => {
+    await writeFixture(dir, 'Content/Maps/Main.lasset', map(3));
+    const s = await cook();
+    expect(s.assets).toBe(4);
+    expect(fs.existsSync(path.join(cooked, 'Game/Meshes/Mesh3.lasset'))).toBe(false);
+    const reg = decodeCookedRegistry(await fsp.readFile(path.join(cooked, 'AssetRegistry.bin')), 'AssetRegistry.bin');
+    expect(reg.assets.map((a) => a.guid)).not.toContain(g(0x103));
+    // AssetRegistry.bin replaced behind the cook's back (same inputs): not trusted, re-encoded.
+    const file = path.join(cooked, 'AssetRegistry.bin');
+    const good = await fsp.readFile(file);
+    await fsp.writeFile(file, Buffer.alloc(good.byteLength));
+    await cook();
+    expect((await fsp.readFile(file)).equals(good)).toBe(true);
+  });
+});
