@@ -40,6 +40,7 @@ import {
   identityOf,
   exportClasses,
   keyForRecord,
+  beforeCookedWrite,
   trackSweptMarker,
   writeAssetOutput,
   type AssetCookContext,
@@ -379,7 +380,10 @@ export class Cooker {
     this.pool ??= new CookPool({ workers: this.config.cook.workers, settings: this.workerSettings(), exitOn: this.workerExitOn });
     // The worker overwrites the output in place: its old entry goes first (see cookCache.ts).
     this.cache.delete(record.guid);
-    const r = await this.pool.cook(record.file, cookedPathFor(this.config.cookedDir, record), record.size);
+    const output = cookedPathFor(this.config.cookedDir, record);
+    // The worker writes into Saved/Cooked: the swept marker goes first (cookedOutputs.ts).
+    beforeCookedWrite(output);
+    const r = await this.pool.cook(record.file, output, record.size);
     // A package holding a texture its class did not announce: cooked here after all.
     if ('needsMain' in r) return cookPackageAsset(record, this.ctx, check);
     return commitPackageOutcome(record, this.ctx, check.reason, r.outcome, t0, r.written);

@@ -177,7 +177,11 @@ export function trackSweptMarker(cookedDir: string, marker: string): void {
   sweptMarkers.set(path.resolve(cookedDir) + path.sep, { file: marker, present: true });
 }
 
-function beforeCookedWrite(target: string): void {
+/**
+ * Call before anything writes `target` (this thread does it in writeOutput; a cook worker's write
+ * must be announced by the main thread before the job goes out: the workers track no marker).
+ */
+export function beforeCookedWrite(target: string): void {
   if (sweptMarkers.size === 0) return;
   const abs = path.resolve(target);
   for (const [dir, m] of sweptMarkers) {

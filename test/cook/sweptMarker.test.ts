@@ -93,4 +93,15 @@ describe('the swept marker of Saved/Cooked', () => {
     await cook();
     expect((await fsp.readFile(file)).equals(good)).toBe(true);
   });
+
+  it('a package a cook worker writes removes the marker as well: a cook that then fails leaves none', async () => {
+    await cook();
+    expect(fs.existsSync(marker)).toBe(true);
+    await writeFixture(dir, 'Content/Meshes/Mesh1.lasset', { exports: [{ guid: g(0x101), name: 'Mesh1', className: '/Script/Engine.CStaticMesh', properties: [prop.str('Label', 'edited')] }] });
+    await fsp.writeFile(path.join(dir, 'Content/Meshes/Mesh2.lasset'), (await fsp.readFile(path.join(dir, 'Content/Meshes/Mesh2.lasset'))).subarray(0, 60));
+    const s = await cookProject({ projectDir: dir, report: false });
+    expect(s.ok).toBe(false);
+    expect(s.cooked).toBe(1);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
 });
