@@ -21,6 +21,8 @@ export interface StoredCook {
   nulledRefs: number;
   /** The package held a texture export. */
   texture: boolean;
+  /** How long its cook took where it was cooked (ms), when the store knows. */
+  cookMs?: number;
 }
 
 export interface CookStoreRequest {

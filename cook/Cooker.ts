@@ -59,7 +59,8 @@ import { DEV_PAK_NAME, writeChunkPaks, type PakOutput } from './writeChunkPaks.j
 import { ProjectLock } from './projectLock.js';
 import { RemoteCookCache, type RemoteCacheSettings, type RemoteCacheStats } from './remote/RemoteCookCache.js';
 import { RemoteShaderCache } from './remote/RemoteShaderCache.js';
-import { selectShard, selectShare, type ShardSpec } from './remote/shardPlan.js';
+import { COST_TABLE_FILE, encodeCostTable, shardCostTable, splitForShard, type ShardSplit } from './remote/costTable.js';
+import { selectShare, type ShardSpec } from './remote/shardPlan.js';
 import { cookShaders, type ShaderCookResult } from './shaders/cookShaders.js';
 import { ShaderRegistry } from '../src/registry/ShaderRegistry.js';
 import { decodeShaderCache, describePermutation, SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
@@ -131,7 +132,7 @@ export interface CookSummary {
   /** The remote cache's counts, when one was used. */
   remoteCache?: RemoteCacheStats;
   /** This machine's share, for a sharded cook. */
-  shard?: ShardSpec & { assets: number };
+  shard?: ShardSpec & { assets: number } & Omit<ShardSplit, 'mine'>;
   /** Shader permutations: how many, compiled now, taken from the shader cache, failed; the compiler. */
   shaders: { permutations: number; compiled: number; cached: number; fetched: number; failed: number; compiler: string };
 }
@@ -178,6 +179,11 @@ export interface FullCookOptions {
    * sweep, no paks. `cook --assemble` on one machine then fetches every package.
    */
   shard?: ShardSpec;
+  /**
+   * A shard's recorded cook costs (remote/costTable.ts), relative to the project; default
+   * `CookCosts.json` at the project root when it is there. Every agent must read the same bytes.
+   */
+  shardCosts?: string;
 }
 
 /**
@@ -431,6 +437,8 @@ export class Cooker {
         strippedExports: got.strippedExports,
         nulledRefs: got.nulledRefs,
         texture: got.texture,
+        // The time it took where it was cooked: what balances the next sharded cook.
+        ...(got.cookMs !== undefined ? { cookMs: got.cookMs } : {}),
         ...(classes ? { classes } : {}),
       });
       return {
@@ -574,7 +582,8 @@ export class Cooker {
       throw errors.usage('a sharded cook publishes to a remote cache, but none is set to write', 'set remoteCache.url in lumina-cook.json or pass --remote-cache <url>');
     }
     // A shard cooks only its share of the packages; text assets are copied by the assembling cook.
-    const all: PlannedAsset[] = opts.shard ? selectShard(plan.packages, opts.shard) : [...plan.packages, ...plan.textAssets];
+    const split = opts.shard ? splitForShard(plan.packages, opts.shard, shardCostTable(config.projectDir, opts.shardCosts)) : undefined;
+    const all: PlannedAsset[] = split ? split.mine : [...plan.packages, ...plan.textAssets];
     const results = new Map<string, AssetCookResult>();
     const summary: CookSummary = {
       ok: true,
@@ -600,7 +609,7 @@ export class Cooker {
       cookedDir: config.cookedDir,
       problems,
       assetReports: [],
-      ...(opts.shard ? { shard: { ...opts.shard, assets: all.length } } : {}),
+      ...(opts.shard && split ? { shard: { ...opts.shard, assets: all.length, costTable: split.costTable, recorded: split.recorded, assignment: split.assignment, load: split.load } } : {}),
       shaders: { permutations: 0, compiled: 0, cached: 0, fetched: 0, failed: 0, compiler: 'none' },
     };
     this.scanMs = 0;
@@ -710,6 +719,16 @@ export class Cooker {
       // Everything's permutations in one: Saved/Cooked stays "the full content" a patch is built from.
       const shaderFile = path.join(config.cookedDir, SHADER_CACHE_ENTRY);
       await writeIfChanged(shaderFile, shaderRes.allBytes);
+      // What each shipped package took to cook, for the next sharded cook's balance (remote/costTable.ts).
+      const costs = new Map<string, number>();
+      for (const a of shipped) {
+        const ms = a.record.kind === 'package' ? this.cache.peek(a.record.guid)?.cookMs : undefined;
+        if (ms !== undefined) costs.set(a.record.guid, ms);
+      }
+      const costFile = path.join(config.savedDir, COST_TABLE_FILE);
+      await writeIfChanged(costFile, Buffer.from(encodeCostTable(costs), 'utf8')).catch((e: unknown) => {
+        this.report(isLuminaError(e) ? e : errors.ioFailed(costFile, 'write', e), 'warning', problems);
+      });
       // Forget what no longer ships before its output goes: an entry must never outlive its file.
       const shippedGuids = new Set(shipped.map((a) => a.record.guid));
       this.cache.prune((guid) => shippedGuids.has(guid));

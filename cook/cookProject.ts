@@ -39,13 +39,15 @@ export interface CookProjectOptions {
   remoteCache?: Partial<RemoteCacheSettings> | false;
   /** Cook and publish only this share (`cook --shard i/N`); see Cooker.cook. */
   shard?: ShardSpec;
+  /** The shard's cook cost table (Cooker's FullCookOptions.shardCosts). */
+  shardCosts?: string;
 }
 
 /** Cook a project. Problems are in the summary (`ok` false on an error); only COOK_NO_ROOTS and bad configs throw. */
 export async function cookProject(opts: CookProjectOptions): Promise<CookSummary> {
   const cooker = await Cooker.open(opts);
   try {
-    return await cooker.cook({ paks: opts.paks, release: opts.release, report: opts.report, signal: opts.signal, shard: opts.shard });
+    return await cooker.cook({ paks: opts.paks, release: opts.release, report: opts.report, signal: opts.signal, shard: opts.shard, shardCosts: opts.shardCosts });
   } finally {
     cooker.close();
   }

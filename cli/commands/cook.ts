@@ -27,6 +27,7 @@ export interface CookArgs {
   remoteCacheRead?: boolean;
   remoteCacheWrite?: boolean;
   shard?: string;
+  shardCosts?: string;
   assemble?: boolean;
 }
 
@@ -61,6 +62,10 @@ export function formatSummary(s: CookSummary): string {
     if (p.hint) lines.push(`    hint: ${p.hint}`);
   }
   if (!s.ok) lines.push('  the paks were not written: the last good ones are untouched');
+  if (s.shard) {
+    const t = s.shard.costTable === 'none' ? 'size estimate (no cost table)' : `cost table ${s.shard.costTable.slice(0, 12)} (${s.shard.recorded} recorded)`;
+    lines.push(`  shard split ${s.shard.assignment.slice(0, 12)} by ${t}; every agent of the run prints the same`);
+  }
   const r = s.remoteCache;
   if (r) {
     const failed = Object.values(r.failures).reduce((a, b) => a + b, 0);
@@ -109,7 +114,8 @@ export async function runCook(args: CookArgs): Promise<CookSummary> {
         throw errors.usage('--assemble fetches the shards\' cooks from a remote cache, but none is set to read', 'set remoteCache.url in lumina-cook.json or pass --remote-cache <url>');
       }
     }
-    summary = await cookProject({ projectDir, ci: args.ci, release: args.release, log, bus, signal: ac.signal, remoteCache, shard });
+    if (args.shardCosts !== undefined && !shard) throw errors.usage('--shard-costs balances a sharded cook: pass it with --shard i/N');
+    summary = await cookProject({ projectDir, ci: args.ci, release: args.release, log, bus, signal: ac.signal, remoteCache, shard, shardCosts: args.shardCosts });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -139,6 +145,7 @@ export const cookCommand: CommandModule<object, CookArgs> = {
       .option('remote-cache-read', { type: 'boolean', describe: 'look cooks up in the remote cache (--no-remote-cache-read: do not)' })
       .option('remote-cache-write', { type: 'boolean', describe: 'publish local cooks to the remote cache (trusted CI only)' })
       .option('shard', { type: 'string', describe: 'cook only share i of N (e.g. 2/3) and publish it to the remote cache; no paks' })
+      .option('shard-costs', { type: 'string', describe: "recorded cook costs balancing --shard (default CookCosts.json at the project root; a full cook writes Saved/CookCosts.json)" })
       .option('assemble', { type: 'boolean', describe: 'after the shards: fetch every cook from the remote cache, cook what is missing, write the paks' }) as unknown as Argv<CookArgs>,
   handler: async (a) => {
     await runCook(a);

@@ -169,7 +169,7 @@ export class RemoteCookCache implements CookStore {
     Object.assign(parts, cookKeyFor({ kind: 'package', contentHash: record.hash, texture }, this.settings).parts);
     const hit = await this.lookup(this.keyFor(parts, source), record.guid, record.file);
     if (!hit) return undefined;
-    return { bytes: hit.lckd, xxh64: hashHex(hit.xxh64), rawSize: hit.rawSize, strippedExports: hit.strippedExports, nulledRefs: hit.nulledRefs, texture };
+    return { bytes: hit.lckd, xxh64: hashHex(hit.xxh64), rawSize: hit.rawSize, strippedExports: hit.strippedExports, nulledRefs: hit.nulledRefs, texture, ...(hit.cookMs !== undefined ? { cookMs: hit.cookMs } : {}) };
   }
 
   /** CookStore: publish a package cooked (or, for a shard, cached) here. Never rejects. */
@@ -187,7 +187,7 @@ export class RemoteCookCache implements CookStore {
    * A verified cook of the asset `guid` under `key`, or undefined (a miss, a failure, or reads off).
    * `file` names the asset in warnings.
    */
-  async lookup(key: string, guid: string, file: string): Promise<{ lckd: Buffer; rawSize: number; xxh64: bigint; strippedExports: number; nulledRefs: number } | undefined> {
+  async lookup(key: string, guid: string, file: string): Promise<{ lckd: Buffer; rawSize: number; xxh64: bigint; strippedExports: number; nulledRefs: number; cookMs?: number } | undefined> {
     let rawSize = 0;
     let hash = 0n;
     const got = await this.fetchOutput(this.counts, key, COOKED_OUTPUT, file, async (lckd, where) => {
@@ -201,7 +201,8 @@ export class RemoteCookCache implements CookStore {
     });
     if (!got) return undefined;
     const p = got.properties;
-    return { lckd: got.bytes, rawSize, xxh64: hash, strippedExports: num(p['lumina.strippedExports']), nulledRefs: num(p['lumina.nulledRefs']) };
+    const cookMs = p['lumina.cookMs'] !== undefined ? num(p['lumina.cookMs']) : undefined;
+    return { lckd: got.bytes, rawSize, xxh64: hash, strippedExports: num(p['lumina.strippedExports']), nulledRefs: num(p['lumina.nulledRefs']), ...(cookMs !== undefined ? { cookMs } : {}) };
   }
 
   /** Upload a cook (blob first, entry last, never over an existing entry). Tracked until flush(). */

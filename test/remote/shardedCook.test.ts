@@ -3,6 +3,7 @@
  * Intermediates) publish to one nginx cache, an assembling cook on a fourth checkout fetches every
  * package, and its paks are byte-identical to a plain single-machine cook. Default texture encoder.
  */
+import { createHash } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CookSummary } from '../../cook/cookProject.js';
@@ -37,12 +38,21 @@ describe('cook --shard i/N, then cook --assemble', () => {
   it('three shards and an assembly write the same paks as one machine', async () => {
     const url = `${server.url}/shards`;
     const [m1, m2, m3, assembler, single] = await Promise.all([checkout(), checkout(), checkout(), checkout(), checkout()]);
+    // The plain single-machine cook first: its Saved/CookCosts.json is the recorded cook cost
+    // table the shards balance by, committed at each checkout's root (the same bytes on every agent).
+    const plain = await cook(['--project', single]);
+    const costs = await fsp.readFile(`${single}/Saved/CookCosts.json`);
+    const recorded = Object.keys(JSON.parse(costs.toString()).costs as Record<string, number>);
+    for (const m of [m1, m2, m3]) await fsp.writeFile(`${m}/CookCosts.json`, costs);
     // One after another: CI agents are separate machines, and three basisu-running cooks at once
     // would only load this 2-core machine for the other suites running beside this one.
     const shards: CookSummary[] = [];
     for (const [i, m] of [m1, m2, m3].entries()) shards.push(await cook(['--project', m, '--remote-cache', url, '--shard', `${i + 1}/3`]));
     // A shard writes no paks: the assembly does.
     for (const m of [m1, m2, m3]) await expect(fsp.readdir(`${m}/Saved/Paks`)).rejects.toMatchObject({ code: 'ENOENT' });
+    // Three processes, one split: the same table and the same assignment everywhere.
+    const tableHash = createHash('sha256').update(costs).digest('hex');
+    for (const s of shards) expect(s.shard).toMatchObject({ costTable: tableHash, recorded: recorded.length, assignment: shards[0].shard!.assignment });
     const shares = shards.map((s) => s.shard!.assets);
     for (const n of shares) expect(n).toBeGreaterThan(0);
     const packages = shares.reduce((a, b) => a + b, 0);
@@ -59,8 +69,11 @@ describe('cook --shard i/N, then cook --assemble', () => {
     expect(a.cooked).toBe(a.assets - packages); // only the text assets, which are copied
     // Every permutation came from the shards, none was compiled here.
     expect(a.shaders).toMatchObject({ permutations, fetched: permutations, compiled: 0, failed: 0 });
-    const plain = await cook(['--project', single]);
+    expect(recorded.length).toBe(packages);
     expect(plain.assets).toBe(a.assets);
+    // The assembly records every package's cost too: the time its shard published for it.
+    const assembled = JSON.parse(await fsp.readFile(`${assembler}/Saved/CookCosts.json`, 'utf8')).costs as Record<string, number>;
+    expect(Object.keys(assembled)).toEqual(recorded);
     expect(plain.shaders).toMatchObject({ permutations, compiled: permutations });
     // The whole ShaderCache.bin (each chunk pak's own is compared with the paks below).
     const shaderCache = await fsp.readFile(`${assembler}/Saved/Cooked/ShaderCache.bin`);
@@ -79,6 +92,12 @@ describe('cook --shard i/N, then cook --assemble', () => {
     const r2 = await runCli(['cook', '--project', m, '--shard', '4/3', '--remote-cache', server.url]);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain('[USAGE] --shard "4/3" must be i/N with 1 <= i <= N');
+    const r3 = await runCli(['cook', '--project', m, '--shard', '1/3', '--remote-cache', server.url, '--shard-costs', 'Nowhere.json']);
+    expect(r3.code).toBe(2);
+    expect(r3.stderr).toMatch(/\[USAGE\] --shard-costs .*Nowhere\.json cannot be read/);
+    const r4 = await runCli(['cook', '--project', m, '--shard-costs', 'CookCosts.json']);
+    expect(r4.code).toBe(2);
+    expect(r4.stderr).toContain('[USAGE] --shard-costs balances a sharded cook: pass it with --shard i/N');
   });
 });
 
