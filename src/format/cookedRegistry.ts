@@ -13,8 +13,7 @@
  * left over, and the trailing xxh64.
  */
 import { BinaryReader } from './BinaryReader.js';
-import { BinaryWriter } from './BinaryWriter.js';
-import { readFName, writeFName } from './properties.js';
+import { readFName } from './properties.js';
 import { errors, isLuminaError, type LuminaError } from '../errors.js';
 import { xxh64, hashHex } from '../util/hash.js';
 import type { DependencyType } from './packageTypes.js';
@@ -60,29 +59,71 @@ const byGuid = (a: { guid: string }, b: { guid: string }): number => (a.guid < b
  * which would make lookups ambiguous (the registry rejects duplicates long before this).
  */
 export function encodeCookedRegistry(assets: readonly CookedRegistryAsset[], textAssets: readonly CookedRegistryText[]): Uint8Array {
-  const sorted = [...assets].sort(byGuid);
-  const texts = [...textAssets].sort(byGuid);
+  // The cook passes its assets in GUID order already: sort (a copy) only when they are not.
+  const sorted = inGuidOrder(assets) ? assets : [...assets].sort(byGuid);
+  const texts = inGuidOrder(textAssets) ? textAssets : [...textAssets].sort(byGuid);
   for (const list of [sorted, texts] as const) {
     for (let i = 1; i < list.length; i++) if (list[i].guid === list[i - 1].guid) throw new RangeError(`duplicate GUID ${list[i].guid} in the cooked registry`);
   }
-  const w = new BinaryWriter(64 + sorted.length * 96 + texts.length * 48);
-  w.u32(REGISTRY_MAGIC).u32(REGISTRY_VERSION).u32(sorted.length);
+  // Sized exactly, then written in place: at a million assets this is the difference between
+  // seconds and a fraction of one (the watch daemon encodes it for every batch).
+  const fname = (n: string | null) => (n === null || n === 'NAME_None' ? '' : n);
+  let size = 12 + 4 + TRAILER_BYTES;
+  for (const a of sorted) size += 16 + stringBytes(fname(a.name)) + stringBytes(fname(a.className)) + stringBytes(a.packagePath) + 8 + DEPENDENCY_BYTES * a.dependencies.length;
+  for (const t of texts) size += 16 + stringBytes(t.path);
+  const out = Buffer.alloc(size);
+  let p = 0;
+  const u32 = (v: number) => {
+    out.writeUInt32LE(v, p);
+    p += 4;
+  };
+  const str = (s: string) => {
+    const n = out.write(s, p + 4, 'utf8');
+    out.writeUInt32LE(n, p);
+    p += 4 + n;
+  };
+  const guid = (hex: string) => {
+    if (!GUID_HEX.test(hex)) throw new RangeError(`not a GUID: ${hex}`);
+    out.write(hex, p, 'hex');
+    p += 16;
+  };
+  u32(REGISTRY_MAGIC);
+  u32(REGISTRY_VERSION);
+  u32(sorted.length);
   for (const a of sorted) {
-    w.guid(a.guid);
-    writeFName(w, a.name);
-    writeFName(w, a.className);
-    w.fstring(a.packagePath);
-    w.u32(a.flags >>> 0);
-    w.u32(a.dependencies.length);
-    for (const d of a.dependencies) w.guid(d.guid).u8(d.type);
+    guid(a.guid);
+    str(fname(a.name));
+    str(fname(a.className));
+    str(a.packagePath);
+    u32(a.flags >>> 0);
+    u32(a.dependencies.length);
+    for (const d of a.dependencies) {
+      guid(d.guid);
+      out[p++] = d.type & 0xff;
+    }
   }
-  w.u32(texts.length);
-  for (const t of texts) w.guid(t.guid).fstring(t.path);
-  const body = w.finish();
-  const out = new Uint8Array(body.byteLength + TRAILER_BYTES);
-  out.set(body);
-  new DataView(out.buffer).setBigUint64(body.byteLength, xxh64(body), true);
-  return out;
+  u32(texts.length);
+  for (const t of texts) {
+    guid(t.guid);
+    str(t.path);
+  }
+  const body = out.subarray(0, p);
+  out.writeBigUInt64LE(xxh64(body), p);
+  return new Uint8Array(out.buffer, out.byteOffset, size);
+}
+
+const GUID_HEX = /^[0-9a-f]{32}$/;
+
+function inGuidOrder(list: ReadonlyArray<{ guid: string }>): boolean {
+  for (let i = 1; i < list.length; i++) if (list[i - 1].guid > list[i].guid) return false;
+  return true;
+}
+
+/** UTF-8 length of an FString's bytes; more than 65,535 is refused like BinaryWriter.fstring. */
+function stringBytes(s: string): number {
+  const n = Buffer.byteLength(s, 'utf8');
+  if (n > 65_535) throw new RangeError(`FString of ${n} bytes exceeds 65,535`);
+  return 4 + n;
 }
 
 /** Re-raise the reader's PACKAGE_* errors as REGISTRY_INVALID, keeping field and offset. */
