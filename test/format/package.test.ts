@@ -9,6 +9,7 @@ import { ObjectFlags, type Property } from '../../src/format/packageTypes.js';
 import { encodeExportObject, encodeProperties } from '../../src/format/properties.js';
 import { BinaryWriter } from '../../src/format/BinaryWriter.js';
 import { LuminaError } from '../../src/errors.js';
+import { mulberry32 } from '../helpers/rng.js';
 
 const G = (n: number) => n.toString(16).padStart(32, '0');
 const FILE = 'Rock.lasset';
@@ -251,17 +252,6 @@ describe('hostile packages', () => {
     expect(Buffer.from(encodeExportObject(obj)).equals(Buffer.from(pkg.exportData[0]))).toBe(true);
   });
 });
-
-/** Seeded PRNG so a failing mutation can be replayed. */
-function mulberry32(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('fuzz', () => {
   it('random mutations of a valid package give only typed errors', () => {

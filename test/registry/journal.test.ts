@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inspectPackage } from '../../cli/commands/inspect.js';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
 import { bumpMtime, g, hard, makeProject, type TempProject } from './fixtures.js';
+import { mulberry32 as rng } from '../helpers/rng.js';
 
 let p: TempProject;
 beforeEach(() => {
@@ -142,18 +143,6 @@ describe('registry cache journal', () => {
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const child = path.join(repo, 'test', 'registry', 'journalChild.ts');
-
-/** mulberry32: a seeded PRNG so a failing run can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Replay or stress: LUMINA_CRASH_SEED=7 LUMINA_CRASH_ITERATIONS=30 npx vitest run test/registry/journal.test.ts
 const ITERATIONS = Number(process.env.LUMINA_CRASH_ITERATIONS ?? 6);

@@ -15,6 +15,7 @@ import { ClassSchemas, parseSchemaFile } from '../../src/schemas/classSchemas.js
 import { loadSchemas } from '../../src/schemas/loadSchemas.js';
 import { LuminaError } from '../../src/errors.js';
 import { initHash } from '../../src/util/hash.js';
+import { mulberry32 } from '../helpers/rng.js';
 
 beforeAll(initHash);
 const dirs: string[] = [];
@@ -178,17 +179,6 @@ describe('hostile tails', () => {
     expect(e.message).toBe('$.classes["A"].super: the super chain is a cycle: A -> A');
   });
 });
-
-/** Seeded PRNG so a failing case can be replayed. */
-function mulberry32(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('fuzz: tails and schemas', () => {
   it('mutated tails decode to the same bytes or fail with a typed error naming the class', () => {

@@ -19,24 +19,13 @@ import { hashHex, initHash, xxh64 } from '../../src/util/hash.js';
 import { daemonStatus } from '../../watch/daemonClient.js';
 import { sleep, tempDir, waitFor } from './helpers.js';
 import { G, makeProject, savePackage, shippedHas } from './project.js';
+import { mulberry32 as rng } from '../helpers/rng.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const entry = path.join(repo, 'watch', 'daemonMain.ts');
 // Replay or stress: LUMINA_CRASH_SEED=123 LUMINA_CRASH_ITERATIONS=40 npx vitest run test/watch/crash.test.ts
 const ITERATIONS = Number(process.env.LUMINA_CRASH_ITERATIONS ?? 8);
 const SEED = Number(process.env.LUMINA_CRASH_SEED ?? 0xc0ffee);
-
-/** mulberry32: a tiny seeded PRNG so a failing run can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function startChild(project: string): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', entry, '--project', project, '--debounce', '20'], {

@@ -18,18 +18,7 @@ import { Daemon } from '../../watch/Daemon.js';
 import { DEV_PAK_NAME } from '../../watch/DevPak.js';
 import { sleep, tempDir, waitFor } from './helpers.js';
 import { G, makeProject, savePackage, shippedHas } from './project.js';
-
-/** mulberry32, so a failing run can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from '../helpers/rng.js';
 
 describe('daemon start-up and writers', () => {
   let daemon: Daemon | undefined;
