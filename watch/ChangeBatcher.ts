@@ -71,8 +71,6 @@ export class ChangeBatcher {
   private seq = 0;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
-  /** Outstanding holds: work outside the batcher that may still push events. */
-  private holds = 0;
   private readonly log: Logger;
 
   constructor(private readonly opts: ChangeBatcherOptions) {
@@ -114,22 +112,6 @@ export class ChangeBatcher {
     }, this.opts.debounceMs);
   }
 
-  /**
-   * Keep `idle()` from resolving until the returned release is called: for work that may still
-   * push an event about a change already seen (a watcher's pending re-check),
-   * so "idle" never means "idle until a moment from now". Releasing twice is harmless.
-   */
-  hold(): () => void {
-    this.holds++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.holds--;
-      this.notifyIdle();
-    };
-  }
-
   /** Start a batch now if one is pending and none is running. */
   private kick(): void {
     if (this.running || this.queued === 0) {
@@ -157,7 +139,7 @@ export class ChangeBatcher {
   }
 
   private notifyIdle(): void {
-    if (this.running || this.timer || this.queued > 0 || this.holds > 0) return;
+    if (this.running || this.timer || this.queued > 0) return;
     const w = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of w) resolve();
@@ -173,9 +155,9 @@ export class ChangeBatcher {
     await this.idle();
   }
 
-  /** Resolves once nothing is pending, no timer is armed, no batch runs and nothing holds it. */
+  /** Resolves once nothing is pending, no timer is armed and no batch runs. */
   idle(): Promise<void> {
-    if (!this.running && !this.timer && this.queued === 0 && this.holds === 0) return Promise.resolve();
+    if (!this.running && !this.timer && this.queued === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -189,7 +171,6 @@ export class ChangeBatcher {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.holds = 0;
     this.pending.clear();
     this.pendingDirs.clear();
     const running = this.running;

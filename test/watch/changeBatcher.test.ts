@@ -48,21 +48,6 @@ describe('ChangeBatcher', () => {
     ]);
   });
 
-  it('is not idle while something holds it, and a release can push the last change first', async () => {
-    const batches: ChangeBatch[] = [];
-    const b = new ChangeBatcher({ debounceMs: 5, handler: async (x) => void batches.push(x) });
-    const release = b.hold();
-    let idle = false;
-    const waiting = b.idle().then(() => (idle = true));
-    await sleep(30);
-    expect(idle).toBe(false);
-    b.push('change', '/p/A.lasset');
-    release();
-    release(); // twice is harmless
-    await waiting;
-    expect(batches.map((x) => x.changes)).toEqual([[{ file: normalizePath('/p/A.lasset'), kind: 'update' }]]);
-  });
-
   it('holds events that arrive during a batch for the next one, never running two at once', async () => {
     const batches: ChangeBatch[] = [];
     let release!: () => void;
