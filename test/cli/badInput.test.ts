@@ -7,13 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO, runCli } from '../helpers/runCli.js';
+import { runCli } from '../helpers/runCli.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 let project: string;
 
 beforeAll(async () => {
   project = await fs.mkdtemp(path.join(os.tmpdir(), 'lc-badinput-'));
-  await fs.cp(path.join(REPO, 'samples/project'), project, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)$/.test(src) });
+  await copySampleProject(project);
 });
 
 afterAll(async () => {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePak, type PakSource } from '../../pak/writePak.js';
 import { initHash } from '../../src/util/hash.js';
 import { REPO, runCli, TSX_LOADER, type CliResult } from '../helpers/runCli.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 const run = promisify(execFile);
 const CLI = [process.execPath, '--import', TSX_LOADER, path.join(REPO, 'cli/main.ts')];
@@ -26,7 +27,7 @@ beforeAll(async () => {
   await initHash();
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lc-conventions-'));
   project = path.join(dir, 'project');
-  await fs.cp(path.join(REPO, 'samples/project'), project, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)$/.test(src) });
+  await copySampleProject(project);
   // Far more listing than a pipe holds (64 KiB), so the CLI is still writing when the reader goes.
   const sources: PakSource[] = Array.from({ length: 12_000 }, (_, i) => ({ path: `/Game/Many/Entry_${String(i).padStart(5, '0')}.rml`, kind: 'bytes', data: new Uint8Array([i & 0xff]) }));
   sources.push({ path: '/Game/Big.bin', kind: 'bytes', data: new Uint8Array(8 << 20).fill(7) });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonStatus } from '../../watch/daemonClient.js';
 import { REPO, runCli, TSX_LOADER } from '../helpers/runCli.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 let dir: string;
 let project: string;
@@ -18,7 +19,7 @@ let daemon: ChildProcess | undefined;
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lc-cli-features-'));
   project = path.join(dir, 'project');
-  await fs.cp(path.join(REPO, 'samples/project'), project, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)$/.test(src) });
+  await copySampleProject(project);
 }, 60_000);
 
 afterAll(async () => {

@@ -10,7 +10,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { buildPackage, prop } from '../../src/format/packageBuilder.js';
-import { REPO, runCli } from '../helpers/runCli.js';
+import { runCli } from '../helpers/runCli.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 let root: string;
 let mountDir: string;
@@ -45,7 +46,7 @@ describe('a full disk', () => {
   it('fails the cook naming the file and keeps the last good paks', async (ctx) => {
     if (!mounted) ctx.skip();
     const project = path.join(root, 'project');
-    await fs.cp(path.join(REPO, 'samples/project'), project, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)$/.test(src) });
+    await copySampleProject(project);
     const cfgFile = path.join(project, 'lumina-cook.json');
     const cfg = JSON.parse(await fs.readFile(cfgFile, 'utf8'));
     cfg.savedDir = path.join(mountDir, 'Saved');

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cookProject } from '../../cook/cookProject.js';
-import { runCli, REPO } from '../helpers/runCli.js';
+import { runCli } from '../helpers/runCli.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -20,7 +21,7 @@ afterAll(async () => {
 async function cookedSample(): Promise<{ dir: string; paks: Map<string, Buffer>; assets: number }> {
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'lumina-failing-'));
   dirs.push(dir);
-  await fsp.cp(path.join(REPO, 'samples/project'), dir, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)([\\/]|$)/.test(src) });
+  await copySampleProject(dir);
   const s = await cookProject({ projectDir: dir });
   expect(s.ok).toBe(true);
   expect(s.paks.find((p) => p.chunk === 'Main')!.entries).toBe(21);
@@ -86,7 +87,7 @@ describe('content the roots reach that cannot be read fails the cook', () => {
   it('a mesh broken before any cook: its GUID is unknown, so the missing reference names it as the likely cause', async () => {
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'lumina-failing-'));
     dirs.push(dir);
-    await fsp.cp(path.join(REPO, 'samples/project'), dir, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)([\\/]|$)/.test(src) });
+    await copySampleProject(dir);
     const crate = path.join(dir, 'Content/Meshes/Crate.lasset');
     await fsp.truncate(crate, 40);
     const s = await cookProject({ projectDir: dir });

@@ -9,13 +9,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, runCli, TSX_LOADER } from '../helpers/runCli.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 const run = promisify(execFile);
 let project: string;
 
 beforeAll(async () => {
   project = await fs.mkdtemp(path.join(os.tmpdir(), 'lc-progress-'));
-  await fs.cp(path.join(REPO, 'samples/project'), project, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)$/.test(src) });
+  await copySampleProject(project);
 });
 afterAll(async () => {
   await fs.rm(project, { recursive: true, force: true });

@@ -12,6 +12,7 @@ import { MountedPaks } from '../../pak/MountedPaks.js';
 import { initHash } from '../../src/util/hash.js';
 import { buildPackage, prop } from '../../src/format/packageBuilder.js';
 import { REPO, runCli } from '../helpers/runCli.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 let root: string;
 let project: string;
@@ -20,7 +21,7 @@ beforeAll(async () => {
   await initHash();
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'lc-release-'));
   project = path.join(root, 'project');
-  await fs.cp(path.join(REPO, 'samples/project'), project, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)$/.test(src) });
+  await copySampleProject(project);
 });
 
 afterAll(async () => {

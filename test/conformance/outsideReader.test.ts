@@ -14,6 +14,7 @@ import { initHash } from '../../src/util/hash.js';
 import { decodeShaderCache } from '../../src/format/shaderCache.js';
 import { PakReader } from '../../pak/PakReader.js';
 import { REPO } from '../helpers/runCli.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 const run = promisify(execFile);
 const READER = path.join(REPO, 'test/conformance/read_lumina.py');
@@ -31,7 +32,7 @@ async function readEntry(pak: string, entry: string): Promise<Uint8Array> {
 beforeAll(async () => {
   await initHash();
   project = await fs.mkdtemp(path.join(os.tmpdir(), 'lc-outside-'));
-  await fs.cp(path.join(REPO, 'samples/project'), project, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)$/.test(src) });
+  await copySampleProject(project);
 });
 
 afterAll(async () => {

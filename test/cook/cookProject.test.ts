@@ -11,6 +11,7 @@ import { encodeProperties } from '../../src/format/properties.js';
 import { encodePng } from '../../samples/generate/png.js';
 import { initHash } from '../../src/util/hash.js';
 import { asset, g, listFiles, tempDir, writeFixture, writeProject } from './helpers.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 beforeAll(initHash);
 const dirs: string[] = [];
@@ -319,7 +320,7 @@ describe('the committed sample project', () => {
   it('cooks end to end into Main and Foliage paks that verify', async () => {
     const dir = await tempDir();
     dirs.push(dir);
-    await fsp.cp(path.resolve('samples/project'), dir, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)([\\/]|$)/.test(src) });
+    await copySampleProject(dir);
     const s = await cookProject({ projectDir: dir, ci: true });
     expect(errorsOf(s)).toEqual([]);
     expect(s.ok).toBe(true);

@@ -12,14 +12,14 @@ import { cookProject } from '../../cook/cookProject.js';
 import { decodeCooked } from '../../src/format/cookedPackage.js';
 import { initHash } from '../../src/util/hash.js';
 import { PakReader } from '../../pak/PakReader.js';
-import { REPO } from '../helpers/runCli.js';
 import { tempDir } from './helpers.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 let dir: string;
 beforeAll(async () => {
   await initHash();
   dir = await tempDir('lc-damaged-');
-  await fsp.cp(path.join(REPO, 'samples/project'), dir, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)([\\/]|$)/.test(src) });
+  await copySampleProject(dir);
 });
 afterAll(async () => {
   await fsp.rm(dir, { recursive: true, force: true });

@@ -14,6 +14,7 @@ import { initHash } from '../../src/util/hash.js';
 import { PakReader } from '../../pak/PakReader.js';
 import { Random } from '../../samples/generate/random.js';
 import { g, tempDir, writeFixture, writeProject } from './helpers.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 const MESHES = 24;
 const CONFIG = { name: 'IncrementalPak', cookRoots: ['/Game/Maps/Main'], textures: { encoder: 'rgba8' } };
@@ -48,7 +49,7 @@ const mainPak = (dir: string) => path.join(dir, 'Saved/Paks/Main.pak');
 async function fullRebuild(dir: string): Promise<Buffer> {
   const fresh = await tempDir('lc-incpak-fresh-');
   try {
-    await fsp.cp(dir, fresh, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)([\\/]|$)/.test(src) });
+    await copySampleProject(fresh, dir);
     const s = await cookProject({ projectDir: fresh, report: false });
     expect(s.ok).toBe(true);
     return await fsp.readFile(mainPak(fresh));

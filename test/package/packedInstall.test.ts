@@ -13,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../helpers/runCli.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 const run = promisify(execFile);
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
@@ -36,10 +37,7 @@ beforeAll(async () => {
     await fsp.symlink(path.join(REPO, 'node_modules', dep), link, 'dir');
   }
   await fsp.writeFile(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await fsp.cp(path.join(REPO, 'samples/project'), path.join(consumer, 'project'), {
-    recursive: true,
-    filter: (src) => !/[\\/](Saved|Intermediates)$/.test(src),
-  });
+  await copySampleProject(path.join(consumer, 'project'));
 }, 600_000);
 
 afterAll(async () => {

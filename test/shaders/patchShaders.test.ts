@@ -8,7 +8,7 @@ import { cookProject } from '../../cook/cookProject.js';
 import { patchProject } from '../../cook/patchProject.js';
 import { decodeShaderCache } from '../../src/format/shaderCache.js';
 import { PakReader } from '../../pak/PakReader.js';
-import { REPO } from '../helpers/runCli.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
 
 async function entries(pak: string): Promise<{ paths: string[]; shaders?: Uint8Array }> {
   const r = await PakReader.open(pak);
@@ -23,7 +23,7 @@ async function entries(pak: string): Promise<{ paths: string[]; shaders?: Uint8A
 describe('patches and ShaderCache.bin', () => {
   it('the sample (two chunks with different shader caches): no shader change, no ShaderCache.bin in the patch; an include edit ships every permutation anew', async () => {
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'lumina-shader-patch-'));
-    await fsp.cp(path.join(REPO, 'samples/project'), dir, { recursive: true, filter: (src) => !/[\\/](Saved|Intermediates)([\\/]|$)/.test(src) });
+    await copySampleProject(dir);
     const release = await cookProject({ projectDir: dir, release: 'r1' });
     expect(release.ok).toBe(true);
     const manifest = JSON.parse(fs.readFileSync(release.releaseManifest!, 'utf8')) as { shaderCache: { rawSize: number; xxh64: string } };
