@@ -152,7 +152,28 @@ function outputTempPath(target: string): string {
  * API's open/write/close round trips, and the thread pool stays free for DEFLATE.
  */
 export function writeOutput(target: string, data: Uint8Array): void {
-  writeOutputFile(target, data);
+  beforeCookedWrite(target);
+  const dir = path.dirname(target);
+  const tmp = outputTempPath(target);
+  try {
+    if (!madeDirs.has(dir)) {
+      fs.mkdirSync(dir, { recursive: true });
+      madeDirs.add(dir);
+    }
+    fs.writeFileSync(tmp, data);
+    fs.renameSync(tmp, target);
+  } catch (e) {
+    // Best effort: when the folder could not be made (Saved is a file) the temp path is not even
+    // reachable, and that must not replace the real error with an untyped one.
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // nothing was written there
+    }
+    // The folder may have been removed since it was made (a clean, a stale-file sweep): forget it and retry once.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && madeDirs.delete(dir)) return writeOutput(target, data);
+    throw errors.ioFailed(target, 'write', e);
+  }
 }
 
 /**
@@ -161,7 +182,7 @@ export function writeOutput(target: string, data: Uint8Array): void {
  * its paks are written, so they are not read back).
  */
 export function writeAssetOutput(target: string, data: Uint8Array): { cookedXxh64: string; bytes: Uint8Array } {
-  writeOutputFile(target, data);
+  writeOutput(target, data);
   return { cookedXxh64: hashHex(xxh64(data)), bytes: data };
 }
 
@@ -192,31 +213,6 @@ export function beforeCookedWrite(target: string): void {
       throw errors.ioFailed(m.file, 'remove', e);
     }
     m.present = false;
-  }
-}
-
-function writeOutputFile(target: string, data: Uint8Array): void {
-  beforeCookedWrite(target);
-  const dir = path.dirname(target);
-  const tmp = outputTempPath(target);
-  try {
-    if (!madeDirs.has(dir)) {
-      fs.mkdirSync(dir, { recursive: true });
-      madeDirs.add(dir);
-    }
-    fs.writeFileSync(tmp, data);
-    fs.renameSync(tmp, target);
-  } catch (e) {
-    // Best effort: when the folder could not be made (Saved is a file) the temp path is not even
-    // reachable, and that must not replace the real error with an untyped one.
-    try {
-      fs.rmSync(tmp, { force: true });
-    } catch {
-      // nothing was written there
-    }
-    // The folder may have been removed since it was made (a clean, a stale-file sweep): forget it and retry once.
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && madeDirs.delete(dir)) return writeOutputFile(target, data);
-    throw errors.ioFailed(target, 'write', e);
   }
 }
 
@@ -253,7 +249,6 @@ export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext,
   // The output is overwritten in place below: its old entry goes first (see cookCache.ts).
   ctx.cache.delete(record.guid);
   const fail = (error: LuminaError): AssetCookResult => {
-    ctx.cache.delete(record.guid);
     return { status: 'failed', reason, error, bytesIn: o.sourceSize, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
   };
   if (o.status === 'failed' || !o.lckd) return fail(new LuminaError(o.error ?? { code: 'COOK_FAILED', message: 'cooking failed', file: record.file }));
