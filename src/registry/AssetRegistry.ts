@@ -33,7 +33,7 @@ import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from '
 import { CACHE_FILE_NAME, decodeRegistryCache, encodeRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
 import { encodeJournalFrame, JOURNAL_FILE_NAME, readJournal } from './registryJournal.js';
 import type { AssetDependency, AssetRecord, ScanProblem, ScanResult } from './types.js';
-import { assetKindOf, SIDECAR_EXT, statOrNull, walkMount, type FileStat, type WalkedFile } from './walkMount.js';
+import { assetKindOf, PACKAGE_EXT, SIDECAR_EXT, statOrNull, walkMount, type FileStat, type WalkedFile } from './walkMount.js';
 
 export interface RegistryOptions {
   config: ProjectConfig;
@@ -92,13 +92,12 @@ interface ContentMount {
   dir: string;
 }
 
-/** The lazily built lookup tables; once built they are kept up to date per batch. */
-interface Indexes {
-  byPackagePath: Map<string, AssetRecord>;
-  byVirtualPath: Map<string, AssetRecord>;
-  byFile: Map<string, AssetRecord>;
-  referrers: Map<string, Map<string, DependencyType>>;
-}
+/**
+ * The reverse map (GUID -> the assets importing it, with the strongest edge type), built on the
+ * first `referrers` call and then kept up to date per batch. Nothing else is indexed: path lookups
+ * go through `entries` (keyed by file), so a cook, which never asks for referrers, never pays for it.
+ */
+type ReferrerIndex = Map<string, Map<string, DependencyType>>;
 
 /** A cache entry; its record is built on first use (see registryCache.ts). */
 type Entry = CacheEntry;
@@ -141,7 +140,9 @@ export class AssetRegistry {
   private readonly dupes = new Map<string, Entry[]>();
   /** Bumped per batch; an entry seen in this batch carries the current value. */
   private gen = 0;
-  private idx: Indexes | null = null;
+  private refs: ReferrerIndex | null = null;
+  /** What `all()` returned, until the next batch changes which entries are the assets. */
+  private sorted: readonly AssetRecord[] | null = null;
   /** Files whose cache entry changed (or went) since the cache was last saved. */
   private readonly unsaved = new Set<string>();
   /** The snapshot on disk is missing or unusable: the next save writes it whole. */
@@ -181,21 +182,49 @@ export class AssetRegistry {
     return e && thawRecord(e);
   }
 
+  /** The asset whose package path (`/Game/X`; a text asset's is its virtual path) is `p`. */
   byPackagePath(p: string): AssetRecord | undefined {
-    return this.indexes().byPackagePath.get(p);
+    const pkg = this.byVirtualPath(p + PACKAGE_EXT);
+    if (pkg?.kind === 'package') return pkg;
+    const text = this.byVirtualPath(p);
+    if (text?.kind === 'text') return text;
+    // A package whose extension is not lowercase (`X.LASSET`) is still a package: look at the
+    // folder's names only when the exact lookups missed.
+    const slash = p.lastIndexOf('/');
+    const dir = this.diskPathOf(p.slice(0, slash));
+    if (dir === null) return undefined;
+    const stem = p.slice(slash + 1);
+    for (const name of readdirOrEmpty(dir)) {
+      if (name.length !== stem.length + PACKAGE_EXT.length || !name.startsWith(stem) || name === stem + PACKAGE_EXT) continue;
+      const r = this.byFile(dir + path.sep + name);
+      if (r?.kind === 'package' && r.packagePath === p) return r;
+    }
+    return undefined;
   }
 
+  /** The asset whose virtual path (`/Game/X.lasset`, `/Game/UI/Hud.rml`) is `p`. */
   byVirtualPath(p: string): AssetRecord | undefined {
-    return this.indexes().byVirtualPath.get(p);
+    for (const m of this.content) {
+      if (!p.startsWith(m.alias + '/')) continue;
+      const e = this.entries.get(m.dir + path.sep + toDiskRel(p.slice(m.alias.length + 1)));
+      if (e && e.mount === m.alias && e.mountDir === m.dir && this.winners.get(e.guid) === e) return thawRecord(e);
+    }
+    return undefined;
   }
 
   byFile(abs: string): AssetRecord | undefined {
-    return this.indexes().byFile.get(path.resolve(abs));
+    const e = this.entries.get(path.resolve(abs));
+    return e && this.winners.get(e.guid) === e ? thawRecord(e) : undefined;
   }
 
-  /** Every asset, sorted by GUID. */
-  all(): AssetRecord[] {
-    return [...this.winners.values()].map(thawRecord).sort((a, b) => byString(a.guid, b.guid));
+  /**
+   * Every asset, sorted by GUID. The same frozen array is returned until a scan or update changes
+   * which files are the assets (the cook asks several times; at a million assets each copy and sort
+   * cost seconds and tens of MiB).
+   */
+  all(): readonly AssetRecord[] {
+    this.sorted ??= Object.freeze([...this.winners.values()].map(thawRecord).sort((a, b) => byString(a.guid, b.guid)));
+    return this.sorted;
   }
 
   get size(): number {
@@ -209,7 +238,7 @@ export class AssetRegistry {
 
   /** The assets that import `guid`, sorted by GUID. Works for GUIDs no asset has (missing dependencies). */
   referrers(guid: string): Referrer[] {
-    const m = this.indexes().referrers.get(guid.toLowerCase());
+    const m = this.referrerIndex().get(guid.toLowerCase());
     if (!m) return [];
     return [...m].map(([g, type]) => ({ guid: g, type })).sort((a, b) => byString(a.guid, b.guid));
   }
@@ -226,17 +255,15 @@ export class AssetRegistry {
       if (r) return r;
     }
     if (q.startsWith('/')) {
-      const ix = this.indexes();
-      const hit = ix.byPackagePath.get(q) ?? ix.byVirtualPath.get(q);
+      const hit = this.byPackagePath(q) ?? this.byVirtualPath(q);
       if (hit) return hit;
       const dot = q.lastIndexOf('.');
       if (dot > q.lastIndexOf('/')) {
-        const pkg = ix.byPackagePath.get(q.slice(0, dot));
+        const pkg = this.byPackagePath(q.slice(0, dot));
         if (pkg && pkg.kind === 'package' && pkg.name === q.slice(dot + 1)) return pkg;
       }
     }
-    const files = this.indexes().byFile;
-    const asFile = files.get(path.resolve(this.config.projectDir, q)) ?? files.get(path.resolve(q));
+    const asFile = this.byFile(path.resolve(this.config.projectDir, q)) ?? this.byFile(path.resolve(q));
     if (asFile) return asFile;
     throw errors.assetNotFound(query, { hint: 'pass a GUID, /Game/Path/Name, /Game/Path/Name.Name, a virtual path or a file' });
   }
@@ -685,6 +712,7 @@ export class AssetRegistry {
   private apply(batch: Batch, result: ScanResult, allDuplicates: boolean, wantChange: boolean): RegistryChange {
     // The first batch after open starts empty: everything is added, no before-image is needed.
     const fresh = this.winners.size === 0;
+    if (batch.upserts.length > 0 || batch.removals.length > 0) this.sorted = null;
     const before = new Map<string, Entry | undefined>();
     const touch = (guid: string) => {
       if (!fresh && !before.has(guid)) before.set(guid, this.winners.get(guid));
@@ -758,39 +786,42 @@ export class AssetRegistry {
     this.index(rec);
   }
 
-  private indexes(): Indexes {
-    if (this.idx) return this.idx;
-    this.idx = { byPackagePath: new Map(), byVirtualPath: new Map(), byFile: new Map(), referrers: new Map() };
+  private referrerIndex(): ReferrerIndex {
+    if (this.refs) return this.refs;
+    this.refs = new Map();
     for (const e of this.winners.values()) this.index(e);
-    return this.idx;
+    return this.refs;
+  }
+
+  /** The folder a virtual folder path (`/Game/Props`) is on disk, or null outside the content mounts. */
+  private diskPathOf(vdir: string): string | null {
+    for (const m of this.content) {
+      if (vdir === m.alias) return m.dir;
+      if (vdir.startsWith(m.alias + '/')) return m.dir + path.sep + toDiskRel(vdir.slice(m.alias.length + 1));
+    }
+    return null;
   }
 
   private index(e: Entry): void {
-    const ix = this.idx;
-    if (!ix) return;
+    const refs = this.refs;
+    if (!refs) return;
     const r = thawRecord(e);
-    ix.byPackagePath.set(r.packagePath, r);
-    ix.byVirtualPath.set(r.virtualPath, r);
-    ix.byFile.set(r.file, r);
     for (const d of r.dependencies) {
-      let m = ix.referrers.get(d.guid);
-      if (!m) ix.referrers.set(d.guid, (m = new Map()));
+      let m = refs.get(d.guid);
+      if (!m) refs.set(d.guid, (m = new Map()));
       if (m.get(r.guid) !== DependencyType.Hard) m.set(r.guid, d.type);
     }
   }
 
   private unindex(e: Entry): void {
-    const ix = this.idx;
-    if (!ix) return;
+    const refs = this.refs;
+    if (!refs) return;
     const r = thawRecord(e);
-    if (ix.byPackagePath.get(r.packagePath) === r) ix.byPackagePath.delete(r.packagePath);
-    if (ix.byVirtualPath.get(r.virtualPath) === r) ix.byVirtualPath.delete(r.virtualPath);
-    if (ix.byFile.get(r.file) === r) ix.byFile.delete(r.file);
     for (const d of r.dependencies) {
-      const m = ix.referrers.get(d.guid);
+      const m = refs.get(d.guid);
       if (!m) continue;
       m.delete(r.guid);
-      if (m.size === 0) ix.referrers.delete(d.guid);
+      if (m.size === 0) refs.delete(d.guid);
     }
   }
 
@@ -803,6 +834,19 @@ export class AssetRegistry {
         this.log.error({ err: e }, 'registry change listener failed');
       }
     }
+  }
+}
+
+/** A `/`-separated path relative to a mount as the disk spells it. */
+function toDiskRel(rel: string): string {
+  return path.sep === '/' ? rel : rel.split('/').join(path.sep);
+}
+
+function readdirOrEmpty(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 

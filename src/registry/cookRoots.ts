@@ -12,7 +12,7 @@ import type { AssetRecord } from './types.js';
 export interface RegistryView {
   resolve(query: string): AssetRecord;
   get(guid: string): AssetRecord | undefined;
-  all(): AssetRecord[];
+  all(): readonly AssetRecord[];
 }
 
 export type CookRootReason = 'project' | 'plugin' | 'startupMap' | 'primary';

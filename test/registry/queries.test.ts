@@ -56,6 +56,52 @@ describe('queries', () => {
     }
   });
 
+  it('path lookups follow renames, deletes and duplicate GUIDs without an index; all() is one array until a batch changes it', async () => {
+    const reg = await scanned();
+    const all = reg.all();
+    expect(Object.isFrozen(all)).toBe(true);
+    expect(reg.all()).toBe(all);
+    expect(all.map((r) => r.guid)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map(g));
+    // The plugin's folder is not /Game's content, and a virtual path names one mount only.
+    expect(reg.byVirtualPath('/Foliage/Oak.lasset')?.guid).toBe(g(3));
+    expect(reg.byVirtualPath('/Game/Oak.lasset')).toBeUndefined();
+    expect(reg.byPackagePath('/Game/UI/Hud.rml')?.guid).toBe(g(8));
+    expect(reg.byPackagePath('/Game/Env/Rock.lasset')).toBeUndefined();
+
+    // A touch that changes nothing keeps the array.
+    const bark = p.abs('Content/Env/Bark.lasset');
+    bumpMtime(bark);
+    await reg.updateFiles([bark]);
+    expect(reg.all()).toBe(all);
+
+    // Rock moves to another folder; a copy of Loose claims Loose's GUID from a path that sorts first.
+    const oldRock = p.abs('Content/Env/Rock.lasset');
+    const newRock = p.abs('Content/Env2/Rock.lasset');
+    fs.mkdirSync(path.dirname(newRock));
+    fs.renameSync(oldRock, newRock);
+    const copy = p.pkg('Content/Env/Aloose.lasset', g(6));
+    await reg.updateFiles([oldRock, newRock, copy]);
+    expect(() => reg.resolve('/Game/Env/Rock')).toThrow(expect.objectContaining({ code: 'ASSET_NOT_FOUND' }));
+    expect(reg.byFile(oldRock)).toBeUndefined();
+    expect(reg.resolve('/Game/Env2/Rock').guid).toBe(g(5));
+    expect(reg.resolve('/Game/Env2/Rock.lasset').file).toBe(newRock);
+    expect(reg.resolve('/Game/Env/Aloose').guid).toBe(g(6));
+    // The loser of a duplicate GUID is not an asset, by any path.
+    expect(reg.byPackagePath('/Game/Env/Loose')).toBeUndefined();
+    expect(reg.byFile(p.abs('Content/Env/Loose.lasset'))).toBeUndefined();
+    const after = reg.all();
+    expect(after).not.toBe(all);
+    expect(after.find((r) => r.guid === g(5))?.virtualPath).toBe('/Game/Env2/Rock.lasset');
+    expect(after.find((r) => r.guid === g(6))?.file).toBe(copy);
+
+    // A package whose extension is not lowercase is found by its package path too.
+    const big = p.pkg('Content/Env/Big.lasset', g(9));
+    fs.renameSync(big, p.abs('Content/Env/Big.LASSET'));
+    await reg.scan();
+    expect(reg.resolve('/Game/Env/Big').guid).toBe(g(9));
+    expect(reg.resolve('/Game/Env/Big.LASSET').guid).toBe(g(9));
+  });
+
   it('keeps the reverse map up to date as files change', async () => {
     const reg = await scanned();
     expect(reg.referrers(g(4))).toEqual([
