@@ -5,8 +5,12 @@
  * or the first key part that changed: `content`, `format`, `settings`, ...).
  *
  * On disk it is a snapshot plus a journal, both in `Intermediates/`:
- * - `CookCache.json`: the folded state, rewritten atomically (temp + fsync + rename) only when the
- *   journal has grown past a fraction of the cache (`compact`), so no batch ever rewrites it whole;
+ * - `CookCache.bin`: the folded state, rewritten atomically (temp + fsync + rename) only when the
+ *   journal has grown past a fraction of the cache (`compact`), so no batch ever rewrites it whole.
+ *   Entries are packed binary records (cookCacheCodec.ts), kept packed in memory and decoded only
+ *   when asked for: a million entries are ~150 MB, not a JSON text and objects of ~600 MB; an
+ *   xxh64 footer says the file is whole. A `CookCache.json` of older versions is read once and
+ *   replaced by the next save;
  * - `CookCache.journal`: one JSON line per change (set, delete, pak record), appended as each asset
  *   finishes. Ctrl-C or kill -9 keeps every finished asset: the page cache has the line as soon as
  *   `write` returns. A torn last line (a kill mid-write) is dropped and cut off on load.
@@ -25,14 +29,20 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errors, type LuminaError } from '../src/errors.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
+import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
+import { Arena, decodeHead, encodeHead, readEntry, recordBytes, recordGuid, StringTable, writeEntry } from './cookCacheCodec.js';
 import { changedPart, COOK_FORMAT_VERSION, type CookKey, type CookKeyPart, type CookKeyParts } from './cookKey.js';
 
 export { COOK_FORMAT_VERSION, canonicalJson, settingsHashes } from './cookKey.js';
 
-export const CACHE_FILE_NAME = 'CookCache.json';
+export const CACHE_FILE_NAME = 'CookCache.bin';
 export const JOURNAL_FILE_NAME = 'CookCache.journal';
-// 3: entries carry the cook key's parts; a journal beside the snapshot.
-const MANIFEST_VERSION = 3;
+/** The JSON snapshot of version 3, read when there is no binary one (and then replaced by it). */
+export const LEGACY_CACHE_FILE_NAME = 'CookCache.json';
+// 3: entries carry the cook key's parts; a journal beside the snapshot (JSON).
+const LEGACY_MANIFEST_VERSION = 3;
+// 4: binary snapshot of packed records (cookCacheCodec.ts), same journal.
+const MANIFEST_VERSION = 4;
 
 export type RecookReason = 'new' | 'output' | CookKeyPart;
 
@@ -75,77 +85,134 @@ export interface PakRecord {
   entries: number;
 }
 
-interface Manifest {
-  version: number;
-  formatVersion: number;
-  entries: Record<string, CacheEntry>;
-  paks?: Record<string, PakRecord>;
-}
-
 /** One journal line. */
 type JournalOp = { s: string; e: CacheEntry } | { d: string } | { p: string; r: PakRecord | null };
 
 export type CacheCheck = { hit: true; entry: CacheEntry } | { hit: false; reason: RecookReason };
 
 export class CookCache {
-  private readonly entries: Map<string, CacheEntry>;
+  /** guid -> offset of its record in `arena` (cookCacheCodec.ts). */
+  private readonly index = new Map<string, number>();
+  private arena = new Arena();
+  private table = new StringTable();
+  /** Bytes of records in the arena no longer indexed (overwritten or deleted): dropped by compact. */
+  private dead = 0;
   private readonly paks = new Map<string, PakRecord>();
   readonly journalFile: string;
+  /** The JSON snapshot of versions before 4: read when there is no binary one, removed by the next compaction. */
+  readonly legacyFile: string;
   private fd: number | undefined;
+  /** A legacy JSON snapshot was read: the next save writes the binary one (and removes the JSON). */
+  private legacyPending = false;
   /** Lines in the journal now: what a compaction would fold. */
   private journalOps = 0;
 
   private constructor(
     readonly file: string,
     readonly cookedDir: string,
-    entries: Map<string, CacheEntry>,
   ) {
-    this.entries = entries;
     this.journalFile = path.join(path.dirname(file), JOURNAL_FILE_NAME);
+    this.legacyFile = path.join(path.dirname(file), LEGACY_CACHE_FILE_NAME);
   }
 
   /**
    * Load snapshot + journal. Never throws for a bad cache: a missing file is an empty cache, an
    * unreadable snapshot is an empty cache plus a CACHE_INVALID warning in `warning` (and its journal
-   * is discarded with it).
+   * is discarded with it). `readOnly`: for a reader that does not hold the project lock (patch
+   * after its cook): changes nothing on disk (no torn tail cut, no journal removed) and never writes.
    */
-  static async load(file: string, cookedDir: string): Promise<{ cache: CookCache; warning?: LuminaError }> {
-    let text: string | undefined;
+  static async load(file: string, cookedDir: string, opts: { readOnly?: boolean } = {}): Promise<{ cache: CookCache; warning?: LuminaError }> {
+    await initHash();
+    let cache = new CookCache(file, cookedDir);
     let warning: LuminaError | undefined;
+    let bytes: Buffer | undefined;
+    let from = file;
     try {
-      text = await fsp.readFile(file, 'utf8');
+      bytes = await fsp.readFile(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') warning = errors.cacheInvalid(file, `cannot be read (${(e as NodeJS.ErrnoException).code ?? e}); cooking everything`);
     }
-    let cache = new CookCache(file, cookedDir, new Map());
-    if (text !== undefined) {
+    if (bytes === undefined && warning === undefined) {
+      // A cache written before the binary snapshot: read once, replaced by the next compaction.
+      from = cache.legacyFile;
       try {
-        const m = JSON.parse(text) as Manifest;
-        if (!m || typeof m !== 'object' || m.version !== MANIFEST_VERSION || typeof m.entries !== 'object' || m.entries === null) {
-          throw new Error(`manifest version ${m?.version} is not ${MANIFEST_VERSION}`);
-        }
-        const entries = new Map<string, CacheEntry>();
-        for (const [guid, e] of Object.entries(m.entries)) {
-          if (!isEntry(e)) throw new Error(`entry ${guid} is malformed`);
-          entries.set(guid, e);
-        }
-        cache = new CookCache(file, cookedDir, entries);
-        for (const [chunk, p] of Object.entries(m.paks ?? {})) if (isPakRecord(p)) cache.paks.set(chunk, p);
+        bytes = await fsp.readFile(from);
       } catch (e) {
-        warning = errors.cacheInvalid(file, `${(e as Error).message}; cooking everything`);
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') warning = errors.cacheInvalid(from, `cannot be read (${(e as NodeJS.ErrnoException).code ?? e}); cooking everything`);
+      }
+    }
+    if (bytes !== undefined) {
+      try {
+        if (from === file) cache.loadSnapshot(bytes);
+        else cache.loadLegacy(bytes.toString('utf8'));
+      } catch (e) {
+        cache = new CookCache(file, cookedDir);
+        warning = errors.cacheInvalid(from, `${(e as Error).message}; cooking everything`);
       }
     }
     if (warning) {
+      if (opts.readOnly) return { cache, warning };
       // The journal continues a snapshot we threw away: replaying it alone would be half a cache.
       await fsp.rm(cache.journalFile, { force: true }).catch(() => {});
       return { cache, warning };
     }
-    cache.replayJournal();
+    cache.replayJournal(opts.readOnly === true);
     return { cache };
   }
 
+  /** Take a binary snapshot as the arena: only the GUIDs are read now, entries are decoded on use. */
+  private loadSnapshot(bytes: Buffer): void {
+    if (bytes.byteLength < 20) throw new Error('snapshot is truncated');
+    const body = bytes.byteLength - 8;
+    if (bytes.readBigUInt64LE(body) !== xxh64(bytes.subarray(0, body))) throw new Error('snapshot checksum does not match (damaged file)');
+    const head = decodeHead(bytes, { version: MANIFEST_VERSION, formatVersion: COOK_FORMAT_VERSION });
+    this.table = head.table;
+    for (const [k, p] of head.paks) this.paks.set(k, p);
+    let at = head.recordsAt;
+    for (let i = 0; i < head.entries; i++) {
+      if (at >= body) throw new Error('snapshot is truncated');
+      const { guid, next } = recordGuid(bytes, this.table, at);
+      if (next > body) throw new Error('snapshot is truncated');
+      if (this.index.has(guid)) this.dead += recordBytes(bytes, this.index.get(guid)!);
+      this.index.set(guid, at);
+      at = next;
+    }
+    if (at !== body) throw new Error('snapshot has bytes after its last entry');
+    this.arena = new Arena(bytes, body);
+  }
+
+  /** The JSON snapshot (version 3) of caches written before the binary one. */
+  private loadLegacy(text: string): void {
+    const m = JSON.parse(text) as { version: number; entries: Record<string, unknown>; paks?: Record<string, unknown> };
+    if (!m || typeof m !== 'object' || m.version !== LEGACY_MANIFEST_VERSION || typeof m.entries !== 'object' || m.entries === null) {
+      throw new Error(`manifest version ${m?.version} is not ${LEGACY_MANIFEST_VERSION}`);
+    }
+    for (const [guid, e] of Object.entries(m.entries)) {
+      if (!isEntry(e)) throw new Error(`entry ${guid} is malformed`);
+      this.put(guid, e);
+    }
+    for (const [chunk, p] of Object.entries(m.paks ?? {})) if (isPakRecord(p)) this.paks.set(chunk, p);
+    // Nothing on disk is in the binary form yet: the next save folds it whatever the journal's size.
+    this.journalOps = Math.max(this.journalOps, 1);
+    this.legacyPending = true;
+  }
+
+  private put(guid: string, e: CacheEntry): void {
+    const old = this.index.get(guid);
+    if (old !== undefined) this.dead += recordBytes(this.arena.buf, old);
+    this.index.set(guid, writeEntry(this.arena, this.table, guid, e));
+  }
+
+  private remove(guid: string): boolean {
+    const old = this.index.get(guid);
+    if (old === undefined) return false;
+    this.dead += recordBytes(this.arena.buf, old);
+    this.index.delete(guid);
+    return true;
+  }
+
   /** Fold the journal into memory; cut a torn tail so the next append starts on a clean line. */
-  private replayJournal(): void {
+  private replayJournal(readOnly: boolean): void {
     let buf: Buffer;
     try {
       buf = fs.readFileSync(this.journalFile);
@@ -168,12 +235,14 @@ export class CookCache {
       at = nl + 1;
       good = at;
     }
-    if (good < buf.length) {
+    if (good < buf.length && !readOnly) {
       try {
         fs.truncateSync(this.journalFile, good);
       } catch {
         // Next append would follow garbage: start the journal over instead (costs re-cooks only).
-        this.entries.clear();
+        this.index.clear();
+        this.arena = new Arena();
+        this.dead = 0;
         this.paks.clear();
         fs.rmSync(this.journalFile, { force: true });
         this.journalOps = 0;
@@ -182,8 +251,8 @@ export class CookCache {
   }
 
   private applyOp(op: JournalOp): boolean {
-    if ('s' in op && typeof op.s === 'string' && isEntry(op.e)) this.entries.set(op.s, op.e);
-    else if ('d' in op && typeof op.d === 'string') this.entries.delete(op.d);
+    if ('s' in op && typeof op.s === 'string' && isEntry(op.e)) this.put(op.s, op.e);
+    else if ('d' in op && typeof op.d === 'string') this.remove(op.d);
     else if ('p' in op && typeof op.p === 'string' && (op.r === null || isPakRecord(op.r))) {
       if (op.r) this.paks.set(op.p, op.r);
       else this.paks.delete(op.p);
@@ -206,16 +275,24 @@ export class CookCache {
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.index.size;
   }
 
+  /** The entry of `guid`, decoded from its record (a new object per call). */
   peek(guid: string): CacheEntry | undefined {
-    return this.entries.get(guid);
+    const at = this.index.get(guid);
+    if (at === undefined) return undefined;
+    const e = readEntry(this.arena.buf, this.table, at);
+    // Never vouch for a path outside the cooked folder, whatever the file said.
+    return e.cookedFile.split('/').includes('..') ? undefined : e;
   }
 
-  /** Every entry, by GUID (unordered). */
-  list(): IterableIterator<[string, CacheEntry]> {
-    return this.entries.entries();
+  /** Every entry, by GUID (unordered), decoded one at a time. */
+  *list(): IterableIterator<[string, CacheEntry]> {
+    for (const guid of [...this.index.keys()]) {
+      const e = this.peek(guid);
+      if (e) yield [guid, e];
+    }
   }
 
   /**
@@ -224,7 +301,7 @@ export class CookCache {
    * Stats the output file (size and mtime must match).
    */
   check(guid: string, want: (texture: boolean, classes: readonly string[] | undefined) => CookKey, cookedFile?: string): CacheCheck {
-    const e = this.entries.get(guid);
+    const e = this.peek(guid);
     if (!e) return { hit: false, reason: 'new' };
     // A renamed or moved asset keeps its GUID but ships under a new path.
     if (cookedFile !== undefined && e.cookedFile !== cookedFile) return { hit: false, reason: 'output' };
@@ -246,7 +323,7 @@ export class CookCache {
   set(guid: string, key: CookKey, entry: Omit<CacheEntry, 'key' | 'parts' | 'cookedSize' | 'cookedMtimeMs'>): CacheEntry {
     const st = fs.statSync(path.join(this.cookedDir, entry.cookedFile));
     const full: CacheEntry = { key: key.key, parts: key.parts, ...entry, cookedSize: st.size, cookedMtimeMs: st.mtimeMs };
-    this.entries.set(guid, full);
+    this.put(guid, full);
     this.append({ s: guid, e: full });
     return full;
   }
@@ -256,13 +333,13 @@ export class CookCache {
    * overwrite: the journal must never hold an entry describing bytes no longer on disk.
    */
   delete(guid: string): void {
-    if (this.entries.delete(guid)) this.append({ d: guid });
+    if (this.remove(guid)) this.append({ d: guid });
   }
 
   /** Drop entries for which `keep` is false. */
   prune(keep: (guid: string) => boolean): number {
     let n = 0;
-    for (const guid of [...this.entries.keys()]) {
+    for (const guid of [...this.index.keys()]) {
       if (!keep(guid)) {
         this.delete(guid);
         n++;
@@ -294,18 +371,39 @@ export class CookCache {
    */
   async save(force = false): Promise<void> {
     if (this.journalOps === 0) return;
-    if (!force && this.journalOps < Math.max(1024, this.entries.size / 4)) return;
+    if (!force && !this.legacyPending && this.journalOps < Math.max(1024, this.index.size / 4)) return;
     await this.compact();
   }
 
-  /** Write the snapshot (sorted by GUID), then empty the journal. */
+  /**
+   * Write the snapshot (the live records, packed into a fresh arena that replaces the old one in
+   * memory too), then empty the journal.
+   */
   async compact(): Promise<void> {
-    const entries: Record<string, CacheEntry> = {};
-    for (const guid of [...this.entries.keys()].sort()) entries[guid] = this.entries.get(guid)!;
-    const paks: Record<string, PakRecord> = {};
-    for (const k of [...this.paks.keys()].sort()) paks[k] = this.paks.get(k)!;
-    const m: Manifest = { version: MANIFEST_VERSION, formatVersion: COOK_FORMAT_VERSION, entries, paks };
-    await writeFileAtomic(this.file, Buffer.from(JSON.stringify(m), 'utf8'));
+    await initHash();
+    const live = Buffer.allocUnsafe(Math.max(1 << 16, this.arena.used - this.dead));
+    let used = 0;
+    const old = this.arena.buf;
+    for (const [guid, at] of this.index) {
+      const n = recordBytes(old, at);
+      old.copy(live, used, at, at + n);
+      this.index.set(guid, used);
+      used += n;
+    }
+    this.arena = new Arena(live, used);
+    this.dead = 0;
+    const head = encodeHead(MANIFEST_VERSION, COOK_FORMAT_VERSION, this.table, new Map([...this.paks].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))), this.index.size);
+    const records = live.subarray(0, used);
+    const h = createXxh64();
+    h.update(head);
+    h.update(records);
+    const footer = Buffer.alloc(8);
+    footer.writeBigUInt64LE(h.digest());
+    await writeFileAtomic(this.file, [head, records, footer]);
+    if (this.legacyPending) {
+      await fsp.rm(this.legacyFile, { force: true }).catch(() => {});
+      this.legacyPending = false;
+    }
     // Replaying what the snapshot already holds is harmless, so a kill right here loses nothing.
     try {
       if (this.fd !== undefined) fs.ftruncateSync(this.fd, 0);

@@ -8,7 +8,9 @@ import path from 'node:path';
 import { loadConfig, type ProjectConfig } from '../config/index.js';
 import { errors } from '../src/errors.js';
 import { buildPatchPak, type PatchSummary } from '../pak/buildPatch.js';
-import { collectSources } from '../pak/collectSources.js';
+import { listFiles, sourceOf } from '../pak/collectSources.js';
+import type { PakSource } from '../pak/writePak.js';
+import { CACHE_FILE_NAME, CookCache } from './cookCache.js';
 import { readReleaseManifest, RELEASE_MANIFEST, type ReleaseManifest } from '../pak/releaseManifest.js';
 import { cookProject, type CookProjectOptions, type CookSummary } from './cookProject.js';
 
@@ -52,6 +54,19 @@ function fail(file: string, name: string, known: string[]): never {
   throw errors.patchBaseInvalid(file, `no release at ${file}${have}`, `a release is written by \`lumina-cook cook --release ${name || 'NAME'}\` into Saved/Releases/${name || 'NAME'}/`);
 }
 
+/** Cooked file ("/Game/A.lasset") -> its raw identity and the size and mtime it had, from the cook cache. */
+async function cookedIdentities(config: ProjectConfig): Promise<Map<string, { rawSize: number; xxh64: bigint; size: number; mtimeMs: number }>> {
+  const out = new Map<string, { rawSize: number; xxh64: bigint; size: number; mtimeMs: number }>();
+  const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir, { readOnly: true });
+  if (warning) return out;
+  try {
+    for (const [, e] of cache.list()) out.set(`/${e.cookedFile}`, { rawSize: e.rawSize, xxh64: BigInt(`0x${e.xxh64}`), size: e.cookedSize, mtimeMs: e.cookedMtimeMs });
+  } finally {
+    cache.close();
+  }
+  return out;
+}
+
 /** Cook (incrementally, through the cook cache), then write the patch pak. A failed cook writes no patch. */
 export async function patchProject(opts: PatchProjectOptions): Promise<PatchProjectResult> {
   let config = opts.config;
@@ -66,9 +81,21 @@ export async function patchProject(opts: PatchProjectOptions): Promise<PatchProj
   const base = await readReleaseManifest(baseFile);
   const cook = await cookProject({ ...opts, config });
   if (!cook.ok) return { ok: false, configFile: config.configFile, cook, base, patch: null };
+  // What the cook wrote is in the cook cache with its raw size and xxh64: only files the cache
+  // cannot vouch for (the registry, the shader cache, verbatim outputs) and those that go into the
+  // patch are opened, not every cooked file twice.
+  const known = await cookedIdentities(config);
   const patch = await buildPatchPak({
     base,
-    entries: await collectSources(config.cookedDir),
+    entries: (await listFiles(config.cookedDir)).map((f): PakSource => ({ ...f, kind: 'file' })),
+    known: (s) => {
+      const k = known.get(s.path);
+      if (!k || !('file' in s)) return undefined;
+      // The cache vouches for the file only while it is the one it recorded (size and mtime, as a cook checks).
+      const st = fs.statSync(s.file, { throwIfNoEntry: false });
+      return st && st.size === k.size && st.mtimeMs === k.mtimeMs ? { rawSize: k.rawSize, xxh64: k.xxh64 } : undefined;
+    },
+    resolve: async (s) => (s.kind === 'file' ? sourceOf(s) : s),
     out: path.resolve(config.projectDir, opts.out),
     mountPoint: opts.mountPoint,
   });

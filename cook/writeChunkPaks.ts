@@ -14,7 +14,7 @@ import type { ProjectConfig } from '../config/index.js';
 import { errors, isLuminaError } from '../src/errors.js';
 import type { ProgressBus } from '../src/log/events.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
-import { hashHex, hashString, xxh64 } from '../src/util/hash.js';
+import { createXxh64, hashHex, xxh64 } from '../src/util/hash.js';
 import { entryPathUnder } from '../pak/pakFormat.js';
 import { writePak, type PakSource, type WritePakResult } from '../pak/writePak.js';
 import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
@@ -75,16 +75,18 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
   for (const chunk of plan.chunks) {
     // The fingerprint's text: every entry's virtual path and identity, in plan order (by GUID,
     // deterministic, so no sort), one line each, hashed once; the sources are only built when the
-    // pak is written. (A sorted canonical JSON of 60k pairs was 1.8 s of a 100k no-op cook.)
+    // pak is written. (A sorted canonical JSON of 60k pairs was 1.8 s of a 100k no-op cook.) The
+    // text is hashed in batches as it is made: at a million assets it would be a ~60 MB string.
     const packages = plan.packages.filter((a) => a.chunk === chunk);
     const texts = plan.textAssets.filter((a) => a.chunk === chunk);
-    const printed: string[] = [`v2\t${mountPoint}\t${config.paks.priority}\t${config.cook.compressionLevel}`];
-    for (const a of packages) printed.push(`${a.record.virtualPath}\t${results.get(a.record.guid)!.identity!}`);
-    for (const a of texts) printed.push(`${a.record.virtualPath}\t${results.get(a.record.guid)!.identity!}`);
-    printed.push(`/AssetRegistry.bin\t${registryIdentity}`);
+    const printer = new LineHasher();
+    printer.line(`v2\t${mountPoint}\t${config.paks.priority}\t${config.cook.compressionLevel}`);
+    for (const a of packages) printer.line(`${a.record.virtualPath}\t${results.get(a.record.guid)!.identity!}`);
+    for (const a of texts) printer.line(`${a.record.virtualPath}\t${results.get(a.record.guid)!.identity!}`);
+    printer.line(`/AssetRegistry.bin\t${registryIdentity}`);
     const shaders = input.shaderBytes.get(chunk);
-    if (shaders) printed.push(`/${SHADER_CACHE_ENTRY}\t${hashHex(xxh64(shaders))}`);
-    const fingerprint = hashString(printed.join('\n'));
+    if (shaders) printer.line(`/${SHADER_CACHE_ENTRY}\t${hashHex(xxh64(shaders))}`);
+    const fingerprint = printer.digest();
     const file = path.join(config.paksDir, `${chunk}.pak`);
     const contents = path.join(config.paksDir, `${chunk}${CONTENTS_SUFFIX}`);
     const key = `${chunk}.pak`;
@@ -102,7 +104,8 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     for (const a of texts) sources.push({ path: under(a.record.virtualPath), kind: 'file', file: results.get(a.record.guid)!.output! });
     sources.push({ path: under('/AssetRegistry.bin'), kind: 'bytes', data: registryBytes });
     if (shaders) sources.push({ path: under(`/${SHADER_CACHE_ENTRY}`), kind: 'bytes', data: shaders });
-    const guidByOutput = new Map(packages.map((a) => [results.get(a.record.guid)!.output!, a.record.guid]));
+    // Only a damaged cooked file needs its GUID back (rare): found by a scan then, not a map of every entry.
+    const guidOf = (file: string): string | undefined => packages.find((a) => results.get(a.record.guid)!.output === file)?.record.guid;
     let res: WritePakResult;
     for (;;) {
       try {
@@ -112,7 +115,7 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
         break;
       } catch (e) {
         // A cooked file that no longer matches its hash: re-cook that asset (once) and try again.
-        const guid = isLuminaError(e) && e.code === 'COOKED_INVALID' && e.file !== undefined ? guidByOutput.get(e.file) : undefined;
+        const guid = isLuminaError(e) && e.code === 'COOKED_INVALID' && e.file !== undefined ? guidOf(e.file) : undefined;
         if (guid === undefined || input.recook === undefined || recooked.has(guid)) throw e;
         recooked.add(guid);
         const again = await input.recook(guid);
@@ -122,15 +125,44 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
         if (i >= 0) sources[i] = { path: sources[i].path, kind: 'cooked', file: again.output, ...(again.cookedXxh64 === undefined ? {} : { cookedXxh64: BigInt(`0x${again.cookedXxh64}`) }), ...(again.bytes ? { bytes: again.bytes } : {}) };
       }
     }
-    const lines = [`# ${chunk}.pak: ${res.toc.entries.length} entries, mount point ${mountPoint}, priority ${config.paks.priority}`, '# method\trawSize\tstoredSize\txxh64\tpath'];
-    for (const e of res.toc.entries) lines.push(`${METHOD_NAMES[e.method]}\t${e.rawSize}\t${e.storedSize}\t${hashHex(e.xxh64)}\t${e.path}`);
-    await writeFileAtomic(contents, Buffer.from(lines.join('\n') + '\n', 'utf8'));
+    // The listing goes out as buffers of a few thousand lines, never one string of every entry.
+    const listing: Buffer[] = [];
+    let lines = [`# ${chunk}.pak: ${res.toc.entries.length} entries, mount point ${mountPoint}, priority ${config.paks.priority}`, '# method\trawSize\tstoredSize\txxh64\tpath'];
+    for (const e of res.toc.entries) {
+      lines.push(`${METHOD_NAMES[e.method]}\t${e.rawSize}\t${e.storedSize}\t${hashHex(e.xxh64)}\t${e.path}`);
+      if (lines.length >= 4096) {
+        listing.push(Buffer.from(lines.join('\n') + '\n', 'utf8'));
+        lines = [];
+      }
+    }
+    if (lines.length) listing.push(Buffer.from(lines.join('\n') + '\n', 'utf8'));
+    await writeFileAtomic(contents, listing);
     cache.setPak(key, { fingerprint, size: res.size, entries: res.toc.entries.length });
     bus.emit({ type: 'PAK_WRITTEN', file, chunk, entries: res.toc.entries.length, bytes: res.size });
     outputs.push({ chunk, file, contents, entries: res.toc.entries.length, bytes: res.size, written: true, reused: res.reused, previousDamaged: res.previousDamaged });
   }
   await removeStalePaks(config.paksDir, new Set(plan.chunks), cache);
   return outputs;
+}
+
+/** xxh64 of lines joined by "\n" (no final newline), hashed in batches: the same hash as hashString of the joined text. */
+class LineHasher {
+  private readonly h = createXxh64();
+  private batch: string[] = [];
+  private first = true;
+  line(s: string): void {
+    this.batch.push(this.first ? s : `\n${s}`);
+    this.first = false;
+    if (this.batch.length >= 4096) this.flush();
+  }
+  private flush(): void {
+    this.h.update(Buffer.from(this.batch.join(''), 'utf8'));
+    this.batch = [];
+  }
+  digest(): string {
+    this.flush();
+    return hashHex(this.h.digest());
+  }
 }
 
 async function sizeOf(file: string): Promise<number | undefined> {

@@ -32,6 +32,17 @@ export interface BuildPatchOptions extends Pick<WritePakOptions, 'level' | 'engi
   out: string;
   /** Default "/". */
   mountPoint?: string;
+  /**
+   * The (rawSize, xxh64) of a source when the caller already knows them (the cook cache recorded
+   * them when it wrote the file): such a source is not opened unless it goes into the patch.
+   */
+  known?: (s: Exclude<PakSource, { kind: 'tombstone' }>) => { rawSize: number; xxh64: bigint } | undefined;
+  /**
+   * Make a source what it really is before it is hashed or written (the caller listed files without
+   * opening them: see collectSources.ts `sourceOf`). Called only for sources `known` does not
+   * answer and for those written into the patch.
+   */
+  resolve?: (s: Exclude<PakSource, { kind: 'tombstone' }>) => Promise<PakSource>;
 }
 
 /** (rawSize, xxh64) of a source's raw bytes: a cooked file's header carries both, others are hashed. */
@@ -78,10 +89,16 @@ export async function buildPatchPak(opts: BuildPatchOptions): Promise<PatchSumma
   const write: PakSource[] = [];
   const seen = new Set<string>();
   let unchanged = 0;
-  for (const s of live) {
+  for (let s of live) {
     const full = mountedPath(mountPoint, s.path);
     seen.add(full);
-    const now = await sourceIdentity(s);
+    const known = opts.known?.(s);
+    let resolved = false;
+    if (!known && opts.resolve) {
+      s = (await opts.resolve(s)) as typeof s;
+      resolved = true;
+    }
+    const now = known ?? (await sourceIdentity(s));
     // The whole shader cache is compared with the release's whole one (see ReleaseManifest.shaderCache).
     const was = full === `/${SHADER_CACHE_ENTRY}` && opts.base.shaderCache ? opts.base.shaderCache : base.get(full);
     if (was === undefined) added.push(full);
@@ -90,7 +107,7 @@ export async function buildPatchPak(opts: BuildPatchOptions): Promise<PatchSumma
       unchanged++;
       continue;
     }
-    write.push(s);
+    write.push(!resolved && opts.resolve ? await opts.resolve(s) : s);
   }
   const removed = [...base.keys()].filter((p) => !seen.has(p)).sort(comparePathBytes);
   for (const full of removed) {

@@ -12,7 +12,8 @@ import { COOKED_MAGIC } from '../src/format/cookedPackage.js';
 import { comparePathBytes, validateVirtualPath } from './pakFormat.js';
 import type { PakSource } from './writePak.js';
 
-async function startsWithLckd(file: string): Promise<boolean> {
+/** Does `file` start with the LCKD magic (a cooked package)? */
+export async function startsWithLckd(file: string): Promise<boolean> {
   const fh = await fsp.open(file, 'r');
   try {
     const b = Buffer.alloc(4);
@@ -23,9 +24,9 @@ async function startsWithLckd(file: string): Promise<boolean> {
   }
 }
 
-/** Every regular file under `dir` as a source whose path is its place under `dir` ("/Game/A.lasset"). */
-export async function collectSources(dir: string): Promise<PakSource[]> {
-  const out: PakSource[] = [];
+/** Every regular file under `dir` with its place under `dir` ("/Game/A.lasset"), sorted by path bytes; nothing is opened. */
+export async function listFiles(dir: string): Promise<Array<{ path: string; file: string }>> {
+  const out: Array<{ path: string; file: string }> = [];
   const walk = async (d: string, prefix: string): Promise<void> => {
     let names;
     try {
@@ -40,10 +41,22 @@ export async function collectSources(dir: string): Promise<PakSource[]> {
       if (n.isDirectory()) await walk(file, p);
       else if (n.isFile()) {
         validateVirtualPath(p, file);
-        out.push({ path: p, kind: (await startsWithLckd(file)) ? 'cooked' : 'file', file });
+        out.push({ path: p, file });
       }
     }
   };
   await walk(path.resolve(dir), '');
   return out.sort((a, b) => comparePathBytes(a.path, b.path));
+}
+
+/** A listed file as a pak source: cooked when it starts with the LCKD magic, else a file to compress. */
+export async function sourceOf(f: { path: string; file: string }): Promise<PakSource> {
+  return { path: f.path, kind: (await startsWithLckd(f.file)) ? 'cooked' : 'file', file: f.file };
+}
+
+/** Every regular file under `dir` as a source whose path is its place under `dir` ("/Game/A.lasset"). */
+export async function collectSources(dir: string): Promise<PakSource[]> {
+  const out: PakSource[] = [];
+  for (const f of await listFiles(dir)) out.push(await sourceOf(f));
+  return out;
 }

@@ -44,6 +44,18 @@ export function remoteCacheFlags(a: CookArgs): Partial<RemoteCacheSettings> {
   return out;
 }
 
+/**
+ * Above this many assets the `--json` line leaves out `assetReports` (the cook report has every
+ * asset): at a million assets they were one ~300 MB line, built in memory.
+ */
+export const JSON_ASSET_REPORTS_MAX = 5000;
+
+/** The summary as `--json` prints it: `assetReports` only for cooks of up to JSON_ASSET_REPORTS_MAX assets (else `assetReportsOmitted` says how many). */
+export function jsonSummary(s: CookSummary): CookSummary | (Omit<CookSummary, 'assetReports'> & { assetReports: never[]; assetReportsOmitted: number }) {
+  if (s.assetReports.length <= JSON_ASSET_REPORTS_MAX) return s;
+  return { ...s, assetReports: [], assetReportsOmitted: s.assetReports.length };
+}
+
 /** The one-line summary (plus a line per pak) printed at the end of a cook. */
 export function formatSummary(s: CookSummary): string {
   const errorsN = s.problems.filter((p) => p.severity === 'error').length;
@@ -121,7 +133,7 @@ export async function runCook(args: CookArgs): Promise<CookSummary> {
     process.off('SIGTERM', onSignal);
     bar?.stop();
   }
-  printOutput({ data: summary, text: formatSummary(summary), ok: summary.ok }, args.json);
+  printOutput({ data: jsonSummary(summary), text: formatSummary(summary), ok: summary.ok }, args.json);
   if (summary.interrupted) process.exitCode = 130;
   else if (!summary.ok) process.exitCode = 1;
   return summary;

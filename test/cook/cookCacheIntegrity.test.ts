@@ -5,7 +5,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CookCache } from '../../cook/cookCache.js';
+import { CACHE_FILE_NAME, CookCache } from '../../cook/cookCache.js';
 import { cookProject } from '../../cook/cookProject.js';
 import { hard, prop, ref } from '../../src/format/packageBuilder.js';
 import { initHash } from '../../src/util/hash.js';
@@ -33,7 +33,7 @@ async function project(): Promise<string> {
 
 /** The cache as the next cook sees it (snapshot plus journal). */
 async function cacheEntries(dir: string): Promise<Record<string, { cookedFile: string }>> {
-  const { cache } = await CookCache.load(path.join(dir, 'Intermediates/CookCache.json'), path.join(dir, 'Saved/Cooked'));
+  const { cache } = await CookCache.load(path.join(dir, 'Intermediates', CACHE_FILE_NAME), path.join(dir, 'Saved/Cooked'));
   const out: Record<string, { cookedFile: string }> = {};
   for (const guid of [g(1), g(2), g(3)]) {
     const e = cache.peek(guid);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pakVerify } from '../../cli/commands/pak.js';
-import { CookCache } from '../../cook/cookCache.js';
+import { CACHE_FILE_NAME, CookCache } from '../../cook/cookCache.js';
 import { decodeCooked } from '../../src/format/cookedPackage.js';
 import { TEMP_MARKER } from '../../src/util/atomicWrite.js';
 import { hashHex, initHash, xxh64 } from '../../src/util/hash.js';
@@ -60,7 +60,7 @@ async function checkFinalNames(project: string): Promise<void> {
   expect(verified.data.paks.filter((p) => !p.ok)).toEqual([]);
 
   // The cache as the next start loads it: snapshot plus journal.
-  const { cache, warning } = await CookCache.load(path.join(project, 'Intermediates', 'CookCache.json'), path.join(project, 'Saved', 'Cooked'));
+  const { cache, warning } = await CookCache.load(path.join(project, 'Intermediates', CACHE_FILE_NAME), path.join(project, 'Saved', 'Cooked'));
   expect(warning).toBeUndefined();
   for (const [guid, e] of cache.list()) {
     const out = path.join(project, 'Saved', 'Cooked', ...e.cookedFile.split('/'));

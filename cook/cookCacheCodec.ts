@@ -1,0 +1,329 @@
+/**
+ * The cook cache's packed entries: each entry is one binary record in a growing arena (a Buffer),
+ * decoded only when asked for, so a million entries cost ~150-200 bytes each instead of a
+ * JavaScript object with a dozen strings (~600 bytes), and the snapshot on disk is the arena's live
+ * records as they are (no JSON text of hundreds of MB to build or parse).
+ *
+ * A record: u32 length of what follows, then guid, key, parts, cookedFile, sizes, hashes, counts,
+ * flags. Strings are tagged: a 16-hex-digit hash (every key, content hash and xxh64) as its 8
+ * bytes; a repeated short string (part names, settings hashes that are not hex, class names) as an
+ * index into the cache's string table; anything else as UTF-8.
+ */
+import type { CacheEntry, PakRecord } from './cookCache.js';
+import type { CookKeyParts } from './cookKey.js';
+
+const TAG_HEX16 = 0;
+const TAG_UTF8 = 1;
+const TAG_ABSENT = 2;
+const TAG_TABLE = 3;
+const TAG_HEX32 = 4;
+
+const FLAG_TEXTURE = 1;
+const FLAG_CLASSES = 2;
+const FLAG_COOK_MS = 4;
+
+const HEX16 = /^[0-9a-f]{16}$/;
+const HEX32 = /^[0-9a-f]{32}$/;
+
+/** Strings shared by many entries (part names, class names), stored once per snapshot. */
+export class StringTable {
+  readonly list: string[] = [];
+  private readonly ids = new Map<string, number>();
+  id(s: string): number {
+    let i = this.ids.get(s);
+    if (i === undefined) {
+      i = this.list.length;
+      this.list.push(s);
+      this.ids.set(s, i);
+    }
+    return i;
+  }
+  get(i: number): string {
+    const s = this.list[i];
+    if (s === undefined) throw new Error(`string ${i} is not in the table`);
+    return s;
+  }
+}
+
+/** Appends records; grows by doubling. */
+export class Arena {
+  buf: Buffer;
+  used: number;
+  constructor(initial: Buffer = Buffer.alloc(1 << 16), used = 0) {
+    this.buf = initial;
+    this.used = used;
+  }
+  reserve(n: number): void {
+    if (this.used + n <= this.buf.byteLength) return;
+    let cap = Math.max(this.buf.byteLength, 1 << 16);
+    while (cap < this.used + n) cap *= 2;
+    const next = Buffer.allocUnsafe(cap);
+    this.buf.copy(next, 0, 0, this.used);
+    this.buf = next;
+  }
+}
+
+/** Writes one record at the arena's end. */
+class RecordWriter {
+  private at: number;
+  private readonly start: number;
+  constructor(
+    private readonly arena: Arena,
+    private readonly table: StringTable,
+    maxBytes: number,
+  ) {
+    arena.reserve(maxBytes);
+    this.start = arena.used;
+    this.at = this.start + 4;
+  }
+  private get b(): Buffer {
+    return this.arena.buf;
+  }
+  u8(v: number): void {
+    this.b[this.at++] = v;
+  }
+  u32(v: number): void {
+    this.b.writeUInt32LE(v >>> 0, this.at);
+    this.at += 4;
+  }
+  f64(v: number): void {
+    this.b.writeDoubleLE(v, this.at);
+    this.at += 8;
+  }
+  str(s: string | undefined, shared = false): void {
+    if (s === undefined) return this.u8(TAG_ABSENT);
+    if (s.length === 16 && HEX16.test(s)) {
+      this.u8(TAG_HEX16);
+      this.at += this.b.write(s, this.at, 8, 'hex');
+    } else if (s.length === 32 && HEX32.test(s)) {
+      this.u8(TAG_HEX32);
+      this.at += this.b.write(s, this.at, 16, 'hex');
+    } else if (shared) {
+      this.u8(TAG_TABLE);
+      this.u32(this.table.id(s));
+    } else {
+      this.u8(TAG_UTF8);
+      const n = this.b.write(s, this.at + 4, 'utf8');
+      this.u32(n);
+      this.at += n;
+    }
+  }
+  /** Close the record: its length goes in front. Returns its offset. */
+  end(): number {
+    this.b.writeUInt32LE(this.at - this.start - 4, this.start);
+    this.arena.used = this.at;
+    return this.start;
+  }
+}
+
+/** Reads one record. */
+class RecordReader {
+  at: number;
+  readonly end: number;
+  constructor(
+    private readonly b: Buffer,
+    private readonly table: StringTable,
+    offset: number,
+  ) {
+    if (offset + 4 > b.byteLength) throw new Error('record past the end');
+    this.end = offset + 4 + b.readUInt32LE(offset);
+    if (this.end > b.byteLength) throw new Error('record past the end');
+    this.at = offset + 4;
+  }
+  private need(n: number): void {
+    if (this.at + n > this.end) throw new Error('record is truncated');
+  }
+  u8(): number {
+    this.need(1);
+    return this.b[this.at++];
+  }
+  u32(): number {
+    this.need(4);
+    const v = this.b.readUInt32LE(this.at);
+    this.at += 4;
+    return v;
+  }
+  f64(): number {
+    this.need(8);
+    const v = this.b.readDoubleLE(this.at);
+    this.at += 8;
+    return v;
+  }
+  str(): string | undefined {
+    const tag = this.u8();
+    switch (tag) {
+      case TAG_ABSENT:
+        return undefined;
+      case TAG_HEX16:
+      case TAG_HEX32: {
+        const n = tag === TAG_HEX16 ? 8 : 16;
+        this.need(n);
+        const s = this.b.toString('hex', this.at, this.at + n);
+        this.at += n;
+        return s;
+      }
+      case TAG_TABLE:
+        return this.table.get(this.u32());
+      case TAG_UTF8: {
+        const n = this.u32();
+        this.need(n);
+        const s = this.b.toString('utf8', this.at, this.at + n);
+        this.at += n;
+        return s;
+      }
+      default:
+        throw new Error(`unknown string tag ${tag}`);
+    }
+  }
+  reqStr(): string {
+    const s = this.str();
+    if (s === undefined) throw new Error('a required string is absent');
+    return s;
+  }
+}
+
+/** Bytes a record of `e` needs at most (strings as UTF-8 counted generously). */
+function maxRecordBytes(guid: string, e: CacheEntry): number {
+  let n = 4 + 64 + 8 * 5 + 16;
+  n += 4 * (guid.length + e.key.length + e.cookedFile.length + e.xxh64.length + (e.cookedXxh64?.length ?? 0)) + 5 * 5;
+  for (const [k, v] of Object.entries(e.parts)) n += 10 + 4 * (k.length + (v?.length ?? 0));
+  for (const c of e.classes ?? []) n += 5 + 4 * c.length;
+  return n;
+}
+
+/** Append `e` (for `guid`) to the arena; returns the record's offset. */
+export function writeEntry(arena: Arena, table: StringTable, guid: string, e: CacheEntry): number {
+  const w = new RecordWriter(arena, table, maxRecordBytes(guid, e));
+  w.str(guid);
+  w.str(e.key);
+  const parts = Object.entries(e.parts).filter((p): p is [string, string] => typeof p[1] === 'string');
+  w.u8(parts.length);
+  for (const [k, v] of parts) {
+    w.str(k, true);
+    w.str(v, true);
+  }
+  w.str(e.cookedFile);
+  w.f64(e.cookedSize);
+  w.f64(e.cookedMtimeMs);
+  w.f64(e.rawSize);
+  w.f64(e.sourceSize);
+  w.str(e.xxh64);
+  w.str(e.cookedXxh64);
+  w.f64(e.strippedExports);
+  w.f64(e.nulledRefs);
+  w.u8((e.texture ? FLAG_TEXTURE : 0) | (e.classes ? FLAG_CLASSES : 0) | (e.cookMs !== undefined ? FLAG_COOK_MS : 0));
+  if (e.classes) {
+    w.u32(e.classes.length);
+    for (const c of e.classes) w.str(c, true);
+  }
+  if (e.cookMs !== undefined) w.f64(e.cookMs);
+  return w.end();
+}
+
+/** The GUID of the record at `offset` and where the next record starts. Throws on a malformed record. */
+export function recordGuid(b: Buffer, table: StringTable, offset: number): { guid: string; next: number } {
+  const r = new RecordReader(b, table, offset);
+  return { guid: r.reqStr(), next: r.end };
+}
+
+/** Byte length of the record at `offset` (length field included). */
+export function recordBytes(b: Buffer, offset: number): number {
+  return 4 + b.readUInt32LE(offset);
+}
+
+/** Decode the record at `offset`. Throws on a malformed record. */
+export function readEntry(b: Buffer, table: StringTable, offset: number): CacheEntry {
+  const r = new RecordReader(b, table, offset);
+  r.reqStr(); // guid
+  const key = r.reqStr();
+  const parts: CookKeyParts = {};
+  const n = r.u8();
+  for (let i = 0; i < n; i++) {
+    const k = r.reqStr();
+    (parts as Record<string, string>)[k] = r.reqStr();
+  }
+  const cookedFile = r.reqStr();
+  const cookedSize = r.f64();
+  const cookedMtimeMs = r.f64();
+  const rawSize = r.f64();
+  const sourceSize = r.f64();
+  const xxh64 = r.reqStr();
+  const cookedXxh64 = r.str();
+  const strippedExports = r.f64();
+  const nulledRefs = r.f64();
+  const flags = r.u8();
+  const e: CacheEntry = { key, parts, cookedFile, rawSize, xxh64, sourceSize, strippedExports, nulledRefs, texture: (flags & FLAG_TEXTURE) !== 0, cookedSize, cookedMtimeMs };
+  if (cookedXxh64 !== undefined) e.cookedXxh64 = cookedXxh64;
+  if (flags & FLAG_CLASSES) {
+    const count = r.u32();
+    if (count > r.end - r.at) throw new Error('class list is truncated');
+    const classes: string[] = [];
+    for (let i = 0; i < count; i++) classes.push(r.reqStr());
+    e.classes = classes;
+  }
+  if (flags & FLAG_COOK_MS) e.cookMs = r.f64();
+  return e;
+}
+
+/** Snapshot header fields written before the records. */
+export const SNAPSHOT_MAGIC = 0x434b434c; // "LCKC" little endian
+
+/** Encode the snapshot's head: magic, version, format version, string table, pak records, entry count. */
+export function encodeHead(version: number, formatVersion: number, table: StringTable, paks: ReadonlyMap<string, PakRecord>, entries: number): Buffer {
+  const arena = new Arena();
+  const w = new RecordWriter(arena, table, 64);
+  w.u32(SNAPSHOT_MAGIC);
+  w.u32(version);
+  w.u32(formatVersion);
+  w.end();
+  for (const s of table.list) {
+    const sw = new RecordWriter(arena, table, 16 + 4 * s.length);
+    sw.str(s);
+    sw.end();
+  }
+  for (const [name, p] of paks) {
+    const pw = new RecordWriter(arena, table, 64 + 4 * (name.length + p.fingerprint.length));
+    pw.str(name);
+    pw.str(p.fingerprint);
+    pw.f64(p.size);
+    pw.f64(p.entries);
+    pw.end();
+  }
+  const tail = Buffer.alloc(12);
+  tail.writeUInt32LE(table.list.length, 0);
+  tail.writeUInt32LE(paks.size, 4);
+  tail.writeUInt32LE(entries, 8);
+  // Counts first, so a reader knows how many records of each kind follow.
+  return Buffer.concat([tail, arena.buf.subarray(0, arena.used)]);
+}
+
+/** Decode a snapshot head; returns where the entry records start. */
+export function decodeHead(
+  b: Buffer,
+  expect: { version: number; formatVersion: number },
+): { table: StringTable; paks: Map<string, PakRecord>; entries: number; recordsAt: number } {
+  if (b.byteLength < 12) throw new Error('snapshot is truncated');
+  const strings = b.readUInt32LE(0);
+  const pakCount = b.readUInt32LE(4);
+  const entries = b.readUInt32LE(8);
+  const table = new StringTable();
+  let at = 12;
+  const h = new RecordReader(b, table, at);
+  if (h.u32() !== SNAPSHOT_MAGIC) throw new Error('not a cook cache snapshot');
+  const version = h.u32();
+  if (version !== expect.version) throw new Error(`cache version ${version} is not ${expect.version}`);
+  h.u32(); // format version: entries carry it in their keys
+  at = h.end;
+  for (let i = 0; i < strings; i++) {
+    const r = new RecordReader(b, table, at);
+    table.id(r.reqStr());
+    at = r.end;
+  }
+  const paks = new Map<string, PakRecord>();
+  for (let i = 0; i < pakCount; i++) {
+    const r = new RecordReader(b, table, at);
+    paks.set(r.reqStr(), { fingerprint: r.reqStr(), size: r.f64(), entries: r.f64() });
+    at = r.end;
+  }
+  return { table, paks, entries, recordsAt: at };
+}

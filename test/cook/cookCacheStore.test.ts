@@ -1,0 +1,153 @@
+/**
+ * The cook cache's store: packed binary snapshot + JSON-lines journal. Entries survive a reload
+ * exactly (every field), a torn journal tail and a damaged snapshot are handled as the module says,
+ * and a cache written by an older version (CookCache.json) is read once and replaced.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CACHE_FILE_NAME, CookCache, JOURNAL_FILE_NAME, LEGACY_CACHE_FILE_NAME, type CacheEntry } from '../../cook/cookCache.js';
+import { initHash } from '../../src/util/hash.js';
+import { tempDir } from './helpers.js';
+
+beforeAll(initHash);
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await fsp.rm(d, { recursive: true, force: true });
+});
+
+async function setup(): Promise<{ file: string; cooked: string; dir: string }> {
+  const dir = await tempDir();
+  dirs.push(dir);
+  const cooked = path.join(dir, 'Saved/Cooked');
+  await fsp.mkdir(path.join(cooked, 'Game'), { recursive: true });
+  await fsp.mkdir(path.join(dir, 'Intermediates'), { recursive: true });
+  return { file: path.join(dir, 'Intermediates', CACHE_FILE_NAME), cooked, dir };
+}
+
+const hex = (i: number, n = 16) => i.toString(16).padStart(n, '0');
+
+/** Entry i with an output file written for it; a few odd shapes among them (non-hex parts, no classes, unicode path). */
+function entryFor(cooked: string, i: number): { guid: string; key: { key: string; parts: CacheEntry['parts'] }; rest: Omit<CacheEntry, 'key' | 'parts' | 'cookedSize' | 'cookedMtimeMs'> } {
+  const cookedFile = i % 7 === 0 ? `Game/Ünïcode ${i}.lasset` : `Game/A_${i}.lasset`;
+  fs.writeFileSync(path.join(cooked, cookedFile), Buffer.alloc(10 + i));
+  const parts: CacheEntry['parts'] = { content: hex(i * 977), format: '1', settings: i % 3 === 0 ? 'text' : hex(42) };
+  if (i % 2) parts.encoder = hex(7);
+  return {
+    guid: i % 5 === 0 ? `odd-guid-${i}` : hex(i, 32),
+    key: { key: hex(i + 1), parts },
+    rest: {
+      cookedFile,
+      rawSize: 100 + i,
+      xxh64: hex(i * 31),
+      ...(i % 4 ? { cookedXxh64: hex(i * 17) } : {}),
+      sourceSize: 50 + i,
+      strippedExports: i % 3,
+      nulledRefs: i % 2,
+      texture: i % 2 === 1,
+      ...(i % 3 ? { classes: ['/Script/Engine.CTexture', `/Script/Game.C${i % 4}`] } : {}),
+      ...(i % 6 ? { cookMs: i * 1.5 } : {}),
+    },
+  };
+}
+
+describe('cook cache store', () => {
+  it('a compacted snapshot and the journal after it give back every entry exactly', async () => {
+    const { file, cooked } = await setup();
+    const { cache } = await CookCache.load(file, cooked);
+    const want = new Map<string, CacheEntry>();
+    const made = Array.from({ length: 300 }, (_, i) => entryFor(cooked, i));
+    for (const e of made) want.set(e.guid, cache.set(e.guid, e.key, e.rest));
+    cache.delete(made[10].guid);
+    want.delete(made[10].guid);
+    cache.setPak('Main.pak', { fingerprint: 'abc', size: 123, entries: 4 });
+    await cache.save(true);
+    expect(fs.existsSync(file)).toBe(true);
+    expect(fs.statSync(path.join(path.dirname(file), JOURNAL_FILE_NAME)).size).toBe(0);
+    // After the snapshot: an overwrite and a delete that only the journal has.
+    const e3 = made[3];
+    want.set(e3.guid, cache.set(e3.guid, { key: hex(999), parts: { content: hex(999), format: '1' } }, { ...e3.rest, rawSize: 5 }));
+    cache.delete(made[11].guid);
+    want.delete(made[11].guid);
+    cache.close();
+
+    const { cache: again, warning } = await CookCache.load(file, cooked);
+    expect(warning).toBeUndefined();
+    expect(again.size).toBe(want.size);
+    for (const [guid, e] of want) expect(again.peek(guid)).toEqual(e);
+    expect(again.getPak('Main.pak')).toEqual({ fingerprint: 'abc', size: 123, entries: 4 });
+    const e5 = made[5];
+    const hit = again.check(e5.guid, () => ({ key: hex(6), parts: {} }), e5.rest.cookedFile);
+    expect(hit).toMatchObject({ hit: true });
+    // Compacting again (with garbage in the arena) keeps the same entries.
+    await again.compact();
+    again.close();
+    const { cache: third } = await CookCache.load(file, cooked);
+    for (const [guid, e] of want) expect(third.peek(guid)).toEqual(e);
+    third.close();
+  });
+
+  it('a torn last journal line is cut off; the lines before it are kept', async () => {
+    const { file, cooked } = await setup();
+    const { cache } = await CookCache.load(file, cooked);
+    const a = entryFor(cooked, 1);
+    const b = entryFor(cooked, 2);
+    cache.set(a.guid, a.key, a.rest);
+    cache.set(b.guid, b.key, b.rest);
+    cache.close();
+    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
+    const full = fs.readFileSync(journal);
+    fs.writeFileSync(journal, full.subarray(0, full.length - 5));
+    const { cache: again, warning } = await CookCache.load(file, cooked);
+    expect(warning).toBeUndefined();
+    expect(again.peek(a.guid)).toBeDefined();
+    expect(again.peek(b.guid)).toBeUndefined();
+    expect(fs.readFileSync(journal).toString('utf8').endsWith('\n')).toBe(true);
+    again.close();
+  });
+
+  it('a damaged snapshot is a CACHE_INVALID warning naming it, an empty cache, and its journal is dropped', async () => {
+    const { file, cooked } = await setup();
+    const { cache } = await CookCache.load(file, cooked);
+    for (let i = 0; i < 20; i++) {
+      const e = entryFor(cooked, i);
+      cache.set(e.guid, e.key, e.rest);
+    }
+    await cache.save(true);
+    const e = entryFor(cooked, 30);
+    cache.set(e.guid, e.key, e.rest);
+    cache.close();
+    const bytes = fs.readFileSync(file);
+    bytes[Math.floor(bytes.length / 2)] ^= 0x55;
+    fs.writeFileSync(file, bytes);
+    const { cache: again, warning } = await CookCache.load(file, cooked);
+    expect(warning).toMatchObject({ code: 'CACHE_INVALID', file });
+    expect(warning!.message).toMatch(/checksum/);
+    expect(again.size).toBe(0);
+    expect(fs.existsSync(path.join(path.dirname(file), JOURNAL_FILE_NAME))).toBe(false);
+    // A truncated one too.
+    fs.writeFileSync(file, bytes.subarray(0, 10));
+    expect((await CookCache.load(file, cooked)).warning).toMatchObject({ code: 'CACHE_INVALID', file });
+  });
+
+  it('reads a CookCache.json of the version before, then replaces it with the binary snapshot', async () => {
+    const { file, cooked } = await setup();
+    const a = entryFor(cooked, 4);
+    const st = fs.statSync(path.join(cooked, a.rest.cookedFile));
+    const entry: CacheEntry = { key: a.key.key, parts: a.key.parts, ...a.rest, cookedSize: st.size, cookedMtimeMs: st.mtimeMs };
+    const legacy = path.join(path.dirname(file), LEGACY_CACHE_FILE_NAME);
+    fs.writeFileSync(legacy, JSON.stringify({ version: 3, formatVersion: 1, entries: { [a.guid]: entry }, paks: { 'Main.pak': { fingerprint: 'f', size: 1, entries: 1 } } }));
+    const { cache, warning } = await CookCache.load(file, cooked);
+    expect(warning).toBeUndefined();
+    expect(cache.peek(a.guid)).toEqual(entry);
+    expect(cache.getPak('Main.pak')).toEqual({ fingerprint: 'f', size: 1, entries: 1 });
+    await cache.save();
+    cache.close();
+    expect(fs.existsSync(legacy)).toBe(false);
+    expect(fs.existsSync(file)).toBe(true);
+    const { cache: again } = await CookCache.load(file, cooked);
+    expect(again.peek(a.guid)).toEqual(entry);
+    again.close();
+  });
+});
