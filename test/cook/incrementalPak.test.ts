@@ -136,3 +136,25 @@ describe('incremental chunk paks', () => {
     expect((await fsp.readFile(main.file)).equals(await fullRebuild(dir))).toBe(true);
   });
 });
+
+describe('no-op after a cold cook --release at the size where the cache folds mid-cook', () => {
+  it('rewrites no pak: the pak records journaled after the fold are read back', async () => {
+    // Past 1024 journal lines the cook folds the cache after its cook loop, before the paks, so
+    // the pak records live only in the journal (the 1M case); release copies must not matter.
+    const big = await tempDir('lc-incpak-big-');
+    try {
+      const files: Parameters<typeof writeProject>[2] = {
+        'Content/Maps/Main.lasset': { exports: [{ guid: g(1), name: 'Main', className: '/Script/Engine.CWorld', properties: [prop.str('Label', 'main')] }] },
+      };
+      for (let i = 0; i < 1100; i++) files[`Content/UI/T${i}.rml`] = { text: `<rml>${i}</rml>`, guid: g(0x1000 + i) };
+      await writeProject(big, CONFIG, files);
+      const cold = await cookProject({ projectDir: big, report: false, release: 'r1' });
+      expect(cold).toMatchObject({ ok: true, cooked: 1101 });
+      const noop = await cookProject({ projectDir: big, report: false });
+      expect(noop).toMatchObject({ ok: true, cooked: 0, cached: 1101 });
+      expect(noop.paks.map((p) => [p.chunk, p.written])).toEqual([['Main', false]]);
+    } finally {
+      await fsp.rm(big, { recursive: true, force: true });
+    }
+  });
+});
