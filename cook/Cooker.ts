@@ -41,6 +41,7 @@ import {
   exportClasses,
   keyForRecord,
   beforeCookedWrite,
+  cachedResult,
   trackSweptMarker,
   writeAssetOutput,
   type AssetCookContext,
@@ -335,20 +336,24 @@ export class Cooker {
   }
 
   /** The plan of the current registry; missing roots are in `resolvedMissing`. */
-  plan(): CookPlan & { missingRoots: string[]; rootCount: number; roots: ResolvedRoots['roots'] } {
-    const resolved = resolveCookRoots(this.registry, this.config);
-    const plan = planCook(this.registry, resolved.roots, { soft: this.config.cook.soft, mountChunks: new Map(this.config.mounts.map((m) => [m.alias, m.chunk])) });
+  plan(): CookPlan & { missingRoots: string[]; rootCount: number; roots: ResolvedRoots['roots']; records: AssetRecord[] } {
+    // One sorted list of every record for the whole plan (roots, plan, and the caller's name
+    // clashes and report): the registry builds a new one on each `all()`.
+    const records = this.registry.all();
+    const view: RootLookup = { resolve: (q) => this.registry.resolve(q), get: (g) => this.registry.get(g), all: () => records };
+    const resolved = resolveCookRoots(view, this.config);
+    const plan = planCook(view, resolved.roots, { soft: this.config.cook.soft, mountChunks: new Map(this.config.mounts.map((m) => [m.alias, m.chunk])) });
     this.lastPlan = plan;
-    return { ...plan, missingRoots: resolved.missing, rootCount: resolved.roots.length, roots: resolved.roots };
+    return { ...plan, missingRoots: resolved.missing, rootCount: resolved.roots.length, roots: resolved.roots, records };
   }
 
   /**
    * Cook one asset: local cache, else the store, else a local cook (offered to the store).
    * The daemon and the full cook both call this; `problems` collects its error or warning.
    */
-  async cookAsset(record: AssetRecord, problems?: CookProblem[]): Promise<AssetCookResult> {
+  async cookAsset(record: AssetRecord, problems?: CookProblem[], checked?: CacheCheck & { hit: false }): Promise<AssetCookResult> {
     this.bus.emit({ type: 'COOK_START', asset: record.virtualPath, file: record.file });
-    const check = checkCache(record, this.ctx);
+    const check = checked ?? checkCache(record, this.ctx);
     let res: AssetCookResult | undefined;
     if (!check.hit && this.store) res = await this.fetchFromStore(record, check.reason);
     res ??= record.kind === 'package' ? await this.cookPackage(record, check) : await cookTextAsset(record, this.ctx, check);
@@ -373,6 +378,20 @@ export class Cooker {
       bytesIn: res.bytesIn,
       bytesOut: res.bytesOut,
     });
+    return res;
+  }
+
+  /**
+   * The asset's cached result when its cache entry still holds (with cookAsset's events), else the
+   * miss and why. Synchronous: a full cook checks every asset this way first and queues only the
+   * misses, so a no-op costs a stat per asset, not a queued task and its promises.
+   */
+  private cachedAsset(record: AssetRecord): AssetCookResult | (CacheCheck & { hit: false }) {
+    const check = checkCache(record, this.ctx);
+    if (!check.hit) return check;
+    this.bus.emit({ type: 'COOK_START', asset: record.virtualPath, file: record.file });
+    const res = cachedResult(check.entry, cookedPathFor(this.config.cookedDir, record), performance.now());
+    this.bus.emit({ type: 'COOK_END', asset: record.virtualPath, file: record.file, cached: true, status: 'cached', reason: undefined, ms: res.ms, bytesIn: res.bytesIn, bytesOut: res.bytesOut });
     return res;
   }
 
@@ -570,7 +589,7 @@ export class Cooker {
       }
       this.report(e, m.type === DependencyType.Hard ? 'error' : ciSeverity, problems);
     }
-    for (const c of primaryNameClashes(this.registry, config)) {
+    for (const c of primaryNameClashes({ all: () => plan.records }, config)) {
       for (const r of c.records.slice(1)) this.report(errors.primaryNameDuplicate(r.file, c.name, c.records[0].packagePath), ciSeverity, problems);
     }
     if (plan.softExcluded.length) log.info({ count: plan.softExcluded.length }, 'soft references left out of the cook (cook.soft is "exclude")');
@@ -641,13 +660,20 @@ export class Cooker {
       // give the loop a turn every ~20 ms.
       let turn = performance.now();
       for (const a of all) {
+        // What the cache still holds is taken here and now; only the misses queue.
+        const hit = this.cachedAsset(a.record);
+        if (!('hit' in hit)) {
+          results.set(a.record.guid, hit);
+          tally(summary, hit);
+          continue;
+        }
         void (onMain(a.record) ? textureQueue : queue).add(async () => {
           if (performance.now() - turn > 20) {
             await new Promise((r) => setImmediate(r));
             turn = performance.now();
             if (opts.signal?.aborted) return;
           }
-          const res = await this.cookAsset(a.record, problems);
+          const res = await this.cookAsset(a.record, problems, hit);
           results.set(a.record.guid, res);
           tally(summary, res);
         });
@@ -785,7 +811,7 @@ export class Cooker {
     );
     if (opts.report !== false) {
       // The report is a view of the cook: failing to write it is a warning, never a failed cook.
-      const input = { config, summary, plan, roots: plan.roots, records: this.registry.all() };
+      const input = { config, summary, plan, roots: plan.roots, records: plan.records };
       summary.report = await writeCookReport(input).catch((e: unknown) => {
         this.report(isLuminaError(e) ? e : errors.ioFailed(reportFiles(config).html, 'write', e), 'warning', problems);
         return undefined;
@@ -877,7 +903,8 @@ function report(a: PlannedAsset, r: AssetCookResult): AssetReport {
     chunk: a.chunk,
     via: a.via,
     status: r.status,
-    ms: Math.round(r.ms * 100) / 100,
+    // A cache hit's few microseconds are not cook time (and would make two no-ops' reports differ).
+    ms: r.status === 'cached' ? 0 : Math.round(r.ms * 100) / 100,
     bytesIn: r.bytesIn,
     bytesOut: r.bytesOut,
   };
