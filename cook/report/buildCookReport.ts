@@ -24,6 +24,8 @@ import type { AssetCookResult } from '../cookAsset.js';
 import type { AssetReport, CookProblem, CookSummary } from '../Cooker.js';
 import type { CookRoot } from '../../src/registry/cookRoots.js';
 import { compareChunks, type CookPlan } from '../planCook.js';
+import { canonicalJson } from '../cookKey.js';
+import { createXxh64, hashHex } from '../../src/util/hash.js';
 
 export const REPORT_VERSION = 1;
 
@@ -140,15 +142,78 @@ export const REPORT_REFERRERS = 50;
 const typeName = (t: DependencyType): 'Hard' | 'Soft' => (t === DependencyType.Soft ? 'Soft' : 'Hard');
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
-/** Build the report's data from what the cook already knows; reads no file. */
-export function buildCookReport(input: ReportInput): CookReport {
-  const { config, plan, summary } = input;
-  const prefix = config.projectDir + path.sep;
-  // Files relative to the project, with '/' (path.relative is slow at 20k calls).
-  const rel = (f: string) => {
-    const r = f.startsWith(prefix) ? f.slice(prefix.length) : path.relative(config.projectDir, f);
+/** The fields of a report before `assets`, in their order: what changes with every cook (time, totals, paks). */
+export type ReportHead = Pick<CookReport, 'version' | 'project' | 'projectDir' | 'generatedAt' | 'ok' | 'totals' | 'phases' | 'chunks' | 'recooked'>;
+/** The rest of a report, from `assets` on: what the content, plan and problems decide. */
+export type ReportBody = Omit<CookReport, keyof ReportHead>;
+
+/** Files relative to the project, with '/' (path.relative is slow at 20k calls). */
+function relativeTo(projectDir: string): (f: string) => string {
+  const prefix = projectDir + path.sep;
+  return (f: string) => {
+    const r = f.startsWith(prefix) ? f.slice(prefix.length) : path.relative(projectDir, f);
     return path.sep === '/' ? r : r.split(path.sep).join('/');
   };
+}
+
+/** Build the report's data from what the cook already knows; reads no file. */
+export function buildCookReport(input: ReportInput): CookReport {
+  return { ...buildReportHead(input), ...buildReportBody(input) };
+}
+
+/** The report's head (see ReportHead): a pass over the per-asset reports for the chunk totals, nothing else. */
+export function buildReportHead(input: ReportInput): ReportHead {
+  const { config, plan, summary } = input;
+  const rel = relativeTo(config.projectDir);
+  const chunkTotals = new Map<string, { assets: number; bytesOut: number }>();
+  for (const a of summary.assetReports) {
+    const c = chunkTotals.get(a.chunk) ?? { assets: 0, bytesOut: 0 };
+    c.assets++;
+    c.bytesOut += a.status === 'failed' ? 0 : a.bytesOut;
+    chunkTotals.set(a.chunk, c);
+  }
+  const chunks = plan.chunks.map((name) => {
+    const t = chunkTotals.get(name) ?? { assets: 0, bytesOut: 0 };
+    const pak = summary.paks.find((p) => p.chunk === name);
+    return {
+      name,
+      assets: t.assets,
+      bytesOut: t.bytesOut,
+      ...(pak ? { pak: { file: rel(pak.file), bytes: pak.bytes, entries: pak.entries, written: pak.written } } : {}),
+    };
+  });
+  chunks.sort((a, b) => compareChunks(a.name, b.name));
+  const recooked: Record<string, number> = {};
+  for (const [k, v] of Object.entries(summary.recooked)) if (v) recooked[k] = v;
+  return {
+    version: REPORT_VERSION,
+    project: config.name,
+    projectDir: config.projectDir,
+    generatedAt: (input.now ?? new Date()).toISOString(),
+    ok: summary.ok,
+    totals: {
+      assets: summary.assets,
+      cooked: summary.cooked,
+      cached: summary.cached,
+      fetched: summary.fetched,
+      failed: summary.failed,
+      verbatim: summary.verbatim,
+      strippedExports: summary.strippedExports,
+      nulledRefs: summary.nulledRefs,
+      bytesIn: summary.bytesIn,
+      bytesOut: summary.bytesOut,
+      ms: summary.ms,
+    },
+    phases: Object.entries(summary.phases).map(([phase, ms]) => ({ phase, ms: round(ms) })),
+    chunks,
+    recooked,
+  };
+}
+
+/** The report's body (see ReportBody): assets, chains, referrers, references and problems. */
+export function buildReportBody(input: ReportInput): ReportBody {
+  const { config, plan, summary } = input;
+  const rel = relativeTo(config.projectDir);
 
   // The summary's per-asset reports are sorted by GUID, like the plan's lists. Per asset only
   // numbers are kept here (a million-asset cook must not build a million report objects).
@@ -221,16 +286,10 @@ export function buildCookReport(input: ReportInput): CookReport {
   }
   if (bounded) assets.forEach((a, k) => referrerCount[k] > a.referrers.length && (a.referrerCount = referrerCount[k]));
 
-  // Chunk totals (and a bounded report's folder totals) over every asset, listed or not.
-  const chunkTotals = new Map<string, { assets: number; bytesOut: number }>();
+  // A bounded report's folder totals, over every asset, listed or not.
   const folders = new Map<string, ReportFolder>();
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; bounded && i < n; i++) {
     const a = all[i];
-    const c = chunkTotals.get(a.chunk) ?? { assets: 0, bytesOut: 0 };
-    c.assets++;
-    c.bytesOut += bytesOut(i);
-    chunkTotals.set(a.chunk, c);
-    if (!bounded) continue;
     const folder = a.path.slice(0, Math.max(0, a.path.lastIndexOf('/')));
     const key = `${a.chunk}\0${folder}`;
     const f = folders.get(key) ?? { chunk: a.chunk, folder, assets: 0, bytesOut: 0 };
@@ -238,17 +297,6 @@ export function buildCookReport(input: ReportInput): CookReport {
     f.bytesOut += bytesOut(i);
     folders.set(key, f);
   }
-  const chunks = plan.chunks.map((name) => {
-    const t = chunkTotals.get(name) ?? { assets: 0, bytesOut: 0 };
-    const pak = summary.paks.find((p) => p.chunk === name);
-    return {
-      name,
-      assets: t.assets,
-      bytesOut: t.bytesOut,
-      ...(pak ? { pak: { file: rel(pak.file), bytes: pak.bytes, entries: pak.entries, written: pak.written } } : {}),
-    };
-  });
-  chunks.sort((a, b) => compareChunks(a.name, b.name));
 
   const pathOf = (guid: string) => {
     const i = index.get(guid);
@@ -260,31 +308,7 @@ export function buildCookReport(input: ReportInput): CookReport {
     guid: e.guid,
     type: typeName(e.type),
   });
-  const recooked: Record<string, number> = {};
-  for (const [k, v] of Object.entries(summary.recooked)) if (v) recooked[k] = v;
-
   return {
-    version: REPORT_VERSION,
-    project: config.name,
-    projectDir: config.projectDir,
-    generatedAt: (input.now ?? new Date()).toISOString(),
-    ok: summary.ok,
-    totals: {
-      assets: summary.assets,
-      cooked: summary.cooked,
-      cached: summary.cached,
-      fetched: summary.fetched,
-      failed: summary.failed,
-      verbatim: summary.verbatim,
-      strippedExports: summary.strippedExports,
-      nulledRefs: summary.nulledRefs,
-      bytesIn: summary.bytesIn,
-      bytesOut: summary.bytesOut,
-      ms: summary.ms,
-    },
-    phases: Object.entries(summary.phases).map(([phase, ms]) => ({ phase, ms: round(ms) })),
-    chunks,
-    recooked,
     assets,
     ...(bounded
       ? {
@@ -364,4 +388,42 @@ function linkChains(plan: CookPlan, roots: readonly CookRoot[], index: Map<strin
     }
   }
   return chains;
+}
+
+/**
+ * What decides a report's body when every asset came from the cache: every record (GUID, content
+ * hash, paths: a record the cook does not ship still names its imports as referrers), the config,
+ * the plan's roots, each asset's chunk, route and sizes, the problems, the limits, and this
+ * module's code. Undefined when any asset was cooked, fetched or failed now (its report says so,
+ * and timing), so only a cook that changed nothing can find its body already written.
+ */
+export function reportBodyKey(input: ReportInput): string | undefined {
+  const { summary } = input;
+  if (summary.assetReports.some((a) => a.status !== 'cached')) return undefined;
+  const h = createXxh64();
+  const parts: string[] = [];
+  const flush = () => {
+    h.update(Buffer.from(parts.join(''), 'utf8'));
+    parts.length = 0;
+  };
+  parts.push(
+    `LREPORT ${REPORT_VERSION}\n${input.assetLimit ?? REPORT_ASSET_LIMIT} ${input.listTop ?? REPORT_TOP}\n`,
+    buildReportBody.toString(),
+    selectListed.toString(),
+    linkChains.toString(),
+    canonicalJson(input.config),
+    '\n',
+  );
+  for (const r of input.roots) parts.push(`${r.guid} ${r.chunk} ${r.reason}\n`);
+  for (const r of input.records) {
+    parts.push(`${r.guid}\t${r.kind}\t${r.hash}\t${r.virtualPath}\t${r.file}\n`);
+    if (parts.length >= 4096) flush();
+  }
+  for (const a of summary.assetReports) {
+    parts.push(`${a.guid}\t${a.chunk}\t${a.via}\t${a.bytesIn}\t${a.bytesOut}\n`);
+    if (parts.length >= 4096) flush();
+  }
+  parts.push(JSON.stringify(summary.problems));
+  flush();
+  return hashHex(h.digest());
 }

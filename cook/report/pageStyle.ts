@@ -14,7 +14,12 @@ export function escapeHtml(s: string): string {
  * string in the data can close the element or open a comment.
  */
 export function jsonForScript(data: unknown): string {
-  return JSON.stringify(data).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return escapeScriptJson(JSON.stringify(data));
+}
+
+/** jsonForScript of JSON text already serialized (a character at a time, so pieces escape alike). */
+export function escapeScriptJson(json: string): string {
+  return json.replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
 export const PAGE_CSS = `

@@ -33,9 +33,17 @@ td.path { word-break:normal; overflow-wrap:anywhere; }
 
 /** The report as one HTML page. */
 export function renderReportHtml(report: CookReport): string {
+  return reportHtmlBefore(report.project) + jsonForScript(report) + REPORT_HTML_AFTER;
+}
+
+/**
+ * The page up to the report's JSON (which follows, escaped by jsonForScript, then
+ * REPORT_HTML_AFTER): split so a report can be written from its serialized parts.
+ */
+export function reportHtmlBefore(project: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Cook report: ${escapeHtml(report.project)}</title>
+<title>Cook report: ${escapeHtml(project)}</title>
 <style>${PAGE_CSS}${REPORT_CSS}</style></head>
 <body>
 <header class="top"><h1>Cook report</h1><span class="sub"><span id="title-project"></span> &middot; <span id="title-when"></span></span><span id="title-ok" class="pill"></span>
@@ -57,8 +65,11 @@ export function renderReportHtml(report: CookReport): string {
 <section id="problems-section" style="margin-top:18px"><h2>Problems</h2><div id="problems"></div></section>
 <section id="find-section"><h2>Find an asset</h2><input type="search" id="find" placeholder="path or GUID, e.g. Maps/Main" autocomplete="off"><ul id="find-results"></ul></section>
 </main>
-<script type="application/json" id="report-data">${jsonForScript(report)}</script>
+<script type="application/json" id="report-data">`;
+}
+
+/** The page after the report's JSON. */
+export const REPORT_HTML_AFTER = `</script>
 <script>${REPORT_JS}</script>
 </body></html>
 `;
-}
