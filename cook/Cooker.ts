@@ -336,13 +336,11 @@ export class Cooker {
   }
 
   /** The plan of the current registry; missing roots are in `resolvedMissing`. */
-  plan(): CookPlan & { missingRoots: string[]; rootCount: number; roots: ResolvedRoots['roots']; records: AssetRecord[] } {
-    // One sorted list of every record for the whole plan (roots, plan, and the caller's name
-    // clashes and report): the registry builds a new one on each `all()`.
+  plan(): CookPlan & { missingRoots: string[]; rootCount: number; roots: ResolvedRoots['roots']; records: readonly AssetRecord[] } {
+    // Every record, as this plan saw them: the caller's name clashes and report use the same list.
     const records = this.registry.all();
-    const view: RootLookup = { resolve: (q) => this.registry.resolve(q), get: (g) => this.registry.get(g), all: () => records };
-    const resolved = resolveCookRoots(view, this.config);
-    const plan = planCook(view, resolved.roots, { soft: this.config.cook.soft, mountChunks: new Map(this.config.mounts.map((m) => [m.alias, m.chunk])) });
+    const resolved = resolveCookRoots(this.registry, this.config);
+    const plan = planCook(this.registry, resolved.roots, { soft: this.config.cook.soft, mountChunks: new Map(this.config.mounts.map((m) => [m.alias, m.chunk])) });
     this.lastPlan = plan;
     return { ...plan, missingRoots: resolved.missing, rootCount: resolved.roots.length, roots: resolved.roots, records };
   }
