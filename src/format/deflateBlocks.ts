@@ -76,6 +76,29 @@ export function splitBlocks(raw: Uint8Array): Uint8Array[] {
   return out;
 }
 
+/** zlib's window bits for raw DEFLATE, from 9 (512 bytes) to 15 (32 KiB, the default). */
+const MIN_WINDOW_BITS = 9;
+const MAX_WINDOW_BITS = 15;
+/** zlib never matches within the last MIN_LOOKAHEAD bytes of its window (MAX_DIST = window - 262). */
+const MIN_LOOKAHEAD = 262;
+
+/**
+ * The smallest zlib window that still reaches back over the whole of a `rawSize`-byte input, so
+ * the bytes are exactly those of the default 32 KiB window: with every match distance within
+ * MAX_DIST, no match is cut by the window and no window slide happens; the window size changes
+ * nothing else at levels 1-9 (the hash and the block splitting follow memLevel, left at its
+ * default). Most cooked packages are under 4 KiB, and a zlib state per call allocates and clears
+ * its window: a small one costs less (test/cook/deflateSync.test.ts checks the bytes against the
+ * default window at every level and at each size boundary). Level 0 (stored) keeps the default:
+ * its stored-block sizes follow the window.
+ */
+export function windowBitsFor(rawSize: number, level: number): number {
+  if (level === 0) return MAX_WINDOW_BITS;
+  let bits = MIN_WINDOW_BITS;
+  while (bits < MAX_WINDOW_BITS && (1 << bits) - MIN_LOOKAHEAD < rawSize) bits++;
+  return bits;
+}
+
 /** DEFLATE each 64 KiB block without deciding stored vs compressed; the building block for
  * callers that stream (the pak writer decides the method over a whole entry). */
 export async function deflateEachBlock(raw: Uint8Array, opts: CompressOptions = {}): Promise<Uint8Array[]> {
@@ -88,7 +111,7 @@ export async function deflateEachBlock(raw: Uint8Array, opts: CompressOptions = 
     // One block: the thread-pool round trip costs far more than compressing 64 KiB or less
     // (1,500 small buffers: 34-55 ms sync vs 277-486 ms async). Same zlib, same options, so the
     // bytes are the same as the async path's.
-    const b = zlib.deflateRawSync(parts[0], { level });
+    const b = zlib.deflateRawSync(parts[0], { level, windowBits: windowBitsFor(parts[0].byteLength, level) });
     return [new Uint8Array(b.buffer, b.byteOffset, b.byteLength)];
   }
   const out: Uint8Array[] = new Array(parts.length);
@@ -96,7 +119,7 @@ export async function deflateEachBlock(raw: Uint8Array, opts: CompressOptions = 
   const worker = async (): Promise<void> => {
     while (next < parts.length) {
       const i = next++;
-      const b = await deflateRawAsync(parts[i], { level });
+      const b = await deflateRawAsync(parts[i], { level, windowBits: windowBitsFor(parts[i].byteLength, level) });
       out[i] = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
     }
   };
