@@ -457,13 +457,14 @@ export class Cooker {
         // The time it took where it was cooked: what balances the next sharded cook.
         ...(got.cookMs !== undefined ? { cookMs: got.cookMs } : {}),
         ...(classes ? { classes } : {}),
-      });
+      }, written);
       return {
         status: 'fetched',
         reason,
         output,
         identity: identityOf(entry),
-        ...written,
+        cookedXxh64: written.cookedXxh64,
+        bytes: got.bytes,
         key: realKey,
         entry,
         bytesIn: record.size,

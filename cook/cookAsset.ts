@@ -166,7 +166,7 @@ function outputTempPath(target: string): string {
  * here, writeFileSync + renameSync cost about a third of the main-thread time of the promise
  * API's open/write/close round trips, and the thread pool stays free for DEFLATE.
  */
-export function writeOutput(target: string, data: Uint8Array): void {
+export function writeOutput(target: string, data: Uint8Array): WrittenFile {
   beforeCookedWrite(target);
   const dir = path.dirname(target);
   const tmp = outputTempPath(target);
@@ -175,8 +175,18 @@ export function writeOutput(target: string, data: Uint8Array): void {
       fs.mkdirSync(dir, { recursive: true });
       madeDirs.add(dir);
     }
-    fs.writeFileSync(tmp, data);
+    // The size and mtime the cook cache records, from the open file (rename keeps both): a
+    // stat by fd here instead of a stat by path on the main thread for every output.
+    let st: fs.Stats;
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      for (let at = 0; at < data.byteLength; ) at += fs.writeSync(fd, data, at, data.byteLength - at);
+      st = fs.fstatSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, target);
+    return { size: st.size, mtimeMs: st.mtimeMs };
   } catch (e) {
     // Best effort: when the folder could not be made (Saved is a file) the temp path is not even
     // reachable, and that must not replace the real error with an untyped one.
@@ -191,14 +201,26 @@ export function writeOutput(target: string, data: Uint8Array): void {
   }
 }
 
+/** What writeOutput put on disk: the file's size and mtime, which the cook cache records. */
+export interface WrittenFile {
+  size: number;
+  mtimeMs: number;
+}
+
+/** An output a cook worker wrote: what the cache and the pak writer need of it, so the main thread neither stats nor hashes it. */
+export interface WrittenOutput extends WrittenFile {
+  /** xxh64 of the file's bytes (16 hex digits). */
+  cookedXxh64: string;
+}
+
 /**
- * Write an asset's output (see writeOutput) and say what the pak writer needs of it: the xxh64 of
- * the file as written, and the bytes themselves (a full cook keeps them, within a budget, until
- * its paks are written, so they are not read back).
+ * Write an asset's output (see writeOutput) and say what the pak writer and the cache need of it:
+ * the xxh64 of the file as written, its size and mtime, and the bytes themselves (a full cook
+ * keeps them, within a budget, until its paks are written, so they are not read back).
  */
-export function writeAssetOutput(target: string, data: Uint8Array): { cookedXxh64: string; bytes: Uint8Array } {
-  writeOutput(target, data);
-  return { cookedXxh64: hashHex(xxh64(data)), bytes: data };
+export function writeAssetOutput(target: string, data: Uint8Array): WrittenOutput {
+  const st = writeOutput(target, data);
+  return { cookedXxh64: hashHex(xxh64(data)), size: st.size, mtimeMs: st.mtimeMs };
 }
 
 /**
@@ -259,7 +281,7 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
  * LCKD file (unless the worker has: `written`), then record it in the cache (only after the output
  * is on disk), and say what happened.
  */
-export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, o: PackageCookOutcome, t0: number, written = false): AssetCookResult {
+export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, o: PackageCookOutcome, t0: number, written?: WrittenOutput): AssetCookResult {
   const output = cookedPathFor(ctx.cookedDir, record);
   // The output is overwritten in place below: its old entry goes first (see cookCache.ts).
   ctx.cache.delete(record.guid);
@@ -268,13 +290,14 @@ export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext,
   };
   if (o.status === 'failed' || !o.lckd) return fail(new LuminaError(o.error ?? { code: 'COOK_FAILED', message: 'cooking failed', file: record.file }));
   const lckd = o.lckd;
-  let out: { cookedXxh64: string; bytes: Uint8Array };
+  let file: WrittenOutput;
   try {
-    out = written ? { cookedXxh64: hashHex(xxh64(lckd)), bytes: lckd } : writeAssetOutput(output, lckd);
+    file = written ?? writeAssetOutput(output, lckd);
   } catch (e) {
     // An output we could not write is not the asset's fault: never paper over it with verbatim.
     return fail(asCookError(e, record.file));
   }
+  const out = { cookedXxh64: file.cookedXxh64, bytes: lckd };
   if (o.status === 'verbatim') {
     // Not cached: the next cook tries again, so a fixed tool or setting takes effect.
     return { status: 'verbatim', reason, error: new LuminaError(o.error!), output, identity: `verbatim:${o.contentHash}:${lckd.byteLength}`, ...out, bytesIn: o.sourceSize, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
@@ -301,7 +324,7 @@ export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext,
     texture: o.texture,
     classes: o.classes,
     cookMs: Math.round(ms),
-  });
+  }, file);
   return {
     status: 'cooked',
     reason,
@@ -326,7 +349,7 @@ export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext, 
   try {
     const source = readSource(record.file);
     ctx.cache.delete(record.guid);
-    writeOutput(output, source);
+    const file = writeOutput(output, source);
     const h = hashHex(xxh64(source));
     const key = keyForRecord(record, ctx, false, h);
     const ms = performance.now() - t0;
@@ -339,7 +362,7 @@ export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext, 
       nulledRefs: 0,
       texture: false,
       cookMs: Math.round(ms),
-    });
+    }, file);
     return { status: 'cooked', reason: check.reason, output, identity: identityOf(entry), key, entry, bytesIn: source.byteLength, bytesOut: source.byteLength, strippedExports: 0, nulledRefs: 0, ms };
   } catch (e) {
     ctx.cache.delete(record.guid);

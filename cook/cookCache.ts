@@ -319,9 +319,12 @@ export class CookCache {
     return { hit: true, entry: e };
   }
 
-  /** Record a cook whose output is already on disk (its size and mtime are read from it here). */
-  set(guid: string, key: CookKey, entry: Omit<CacheEntry, 'key' | 'parts' | 'cookedSize' | 'cookedMtimeMs'>): CacheEntry {
-    const st = fs.statSync(path.join(this.cookedDir, entry.cookedFile));
+  /**
+   * Record a cook whose output is already on disk: its size and mtime as the writer saw them
+   * (`file`, from the written file's descriptor), else read from it here.
+   */
+  set(guid: string, key: CookKey, entry: Omit<CacheEntry, 'key' | 'parts' | 'cookedSize' | 'cookedMtimeMs'>, file?: { size: number; mtimeMs: number }): CacheEntry {
+    const st = file ?? fs.statSync(path.join(this.cookedDir, entry.cookedFile));
     const full: CacheEntry = { key: key.key, parts: key.parts, ...entry, cookedSize: st.size, cookedMtimeMs: st.mtimeMs };
     this.put(guid, full);
     this.append({ s: guid, e: full });

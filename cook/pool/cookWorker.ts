@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errors } from '../../src/errors.js';
-import { initHash } from '../../src/util/hash.js';
+import { hashHex, initHash, xxh64 } from '../../src/util/hash.js';
 import { ClassSchemas } from '../../src/schemas/classSchemas.js';
 import { loadSchemas } from '../../src/schemas/loadSchemas.js';
 import { writeOutput } from '../cookAsset.js';
@@ -48,30 +48,30 @@ function failed(file: string, e: unknown, sourceSize = 0): PackageCookOutcome {
 
 async function cookFile({ file, output }: WorkerJob): Promise<JobResult> {
   if (init.exitOn !== undefined && file.endsWith(init.exitOn)) process.exit(7);
-  if (settings instanceof Error) return { outcome: failed(file, settings), written: false };
+  if (settings instanceof Error) return { outcome: failed(file, settings) };
   let source: Uint8Array;
   try {
     source = fs.readFileSync(file);
   } catch (e) {
-    return { outcome: failed(file, errors.ioFailed(file, 'read', e)), written: false };
+    return { outcome: failed(file, errors.ioFailed(file, 'read', e)) };
   }
   let outcome: PackageCookOutcome;
   try {
     outcome = await cookPackageSource(source, file, settings);
   } catch (e) {
     if (e instanceof NeedsMainThread) return { needsMain: true };
-    return { outcome: failed(file, e, source.byteLength), written: false };
+    return { outcome: failed(file, e, source.byteLength) };
   }
-  if (!outcome.lckd) return { outcome, written: false };
+  if (!outcome.lckd) return { outcome };
   // Written here, not on the main thread: creating the file is the largest single cost of an
   // asset's output, and here it runs on every core.
   try {
-    writeOutput(output, outcome.lckd);
+    const st = writeOutput(output, outcome.lckd);
+    return { outcome, written: { cookedXxh64: hashHex(xxh64(outcome.lckd)), size: st.size, mtimeMs: st.mtimeMs } };
   } catch (e) {
     // An output we could not write is not the asset's fault: never verbatim, always failed.
-    return { outcome: failed(file, e, source.byteLength), written: false };
+    return { outcome: failed(file, e, source.byteLength) };
   }
-  return { outcome, written: true };
 }
 
 async function runBatch(id: number, jobs: WorkerJob[]): Promise<void> {

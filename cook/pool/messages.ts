@@ -1,5 +1,6 @@
 /** What the cook pool (main thread) and its workers say to each other: plain, structured-cloneable data. */
 import type { TextureConfig } from '../../config/index.js';
+import type { WrittenOutput } from '../cookAsset.js';
 import type { PackageCookOutcome } from '../cookPackageSource.js';
 
 /** The settings every package cook of a project shares; the worker loads the schemas itself. */
@@ -28,9 +29,10 @@ export interface WorkerJob {
 export type ToWorker = { type: 'settings'; settings: WorkerSettings } | { type: 'batch'; id: number; jobs: WorkerJob[] };
 
 /**
- * One job's answer: its outcome (`written`: the LCKD bytes are in the output file; a write that
- * failed is a failed outcome), or "cook it on the main thread" (a basisu texture).
+ * One job's answer: its outcome (`written`: the LCKD bytes are in the output file, with its
+ * xxh64, size and mtime, so the main thread neither hashes nor stats it; a write that failed is a
+ * failed outcome), or "cook it on the main thread" (a basisu texture).
  */
-export type JobResult = { outcome: PackageCookOutcome; written: boolean } | { needsMain: true };
+export type JobResult = { outcome: PackageCookOutcome; written?: WrittenOutput } | { needsMain: true };
 
 export type FromWorker = { type: 'batch'; id: number; results: JobResult[] };
