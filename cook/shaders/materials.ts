@@ -12,8 +12,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { errors, isLuminaError, type LuminaError } from '../../src/errors.js';
-import { decodeExport, readPackageFile, readPackageTables } from '../../src/format/packageReader.js';
-import type { Property } from '../../src/format/packageTypes.js';
+import { decodeExport, parsePackage, parsePackageTables, readPackageFile, readPackageTables } from '../../src/format/packageReader.js';
+import type { LoadedPackage, Property } from '../../src/format/packageTypes.js';
 import type { AssetRecord } from '../../src/registry/types.js';
 import { writeFileAtomicSync } from '../../src/util/atomicWrite.js';
 
@@ -59,6 +59,7 @@ export async function scanMaterials(packages: readonly AssetRecord[], intermedia
       read++;
       dirty = true;
       entry = await readMaterials(r);
+      if (read % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     next[r.guid] = entry;
     byPackage.set(r.guid, {
@@ -89,12 +90,35 @@ function loadCache(file: string): Map<string, PackageMaterials> {
   }
 }
 
+/**
+ * Packages up to this size are read whole, synchronously, in one read: their tables and (for a
+ * material) their exports come from the same bytes. A cold cook scans every shipped package
+ * here, most of a few KiB, and the promise API's open/read/read/close round trips per file cost
+ * the main thread several times a sync read (measured at 20k assets: ~0.7 s of main-thread time,
+ * materials opened twice). Larger ones (textures) read only their tables first.
+ */
+const WHOLE_READ_MAX = 256 << 10;
+/** Packages scanned between yields to the event loop, so the cook's worker messages keep flowing while a cold scan runs beside it. */
+const YIELD_EVERY = 64;
+
 async function readMaterials(r: AssetRecord): Promise<PackageMaterials> {
   const out: PackageMaterials = { hash: r.hash, materials: [] };
   try {
-    const tables = await readPackageTables(r.file, r.size);
-    if (!tables.exports.some((e) => e.className === MATERIAL_CLASS)) return out;
-    const pkg = await readPackageFile(r.file);
+    let pkg: LoadedPackage;
+    if (r.size <= WHOLE_READ_MAX) {
+      let bytes: Buffer;
+      try {
+        bytes = fs.readFileSync(r.file);
+      } catch {
+        return out; // unreadable: its own cook reports it
+      }
+      if (!parsePackageTables(bytes, r.file).exports.some((e) => e.className === MATERIAL_CLASS)) return out;
+      pkg = parsePackage(bytes, r.file);
+    } else {
+      const tables = await readPackageTables(r.file, r.size);
+      if (!tables.exports.some((e) => e.className === MATERIAL_CLASS)) return out;
+      pkg = await readPackageFile(r.file);
+    }
     pkg.exports.forEach((e, i) => {
       if (e.className !== MATERIAL_CLASS || out.error) return;
       const m = materialOf(decodeExport(pkg, i), `${r.packagePath}.${e.objectName}`);
