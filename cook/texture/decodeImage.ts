@@ -16,7 +16,7 @@
  * - gAMA, cHRM and EXIF orientation are ignored: a texture's bytes are the stored bytes, top row
  *   first, as the engine samples them.
  */
-import sharp from 'sharp';
+import type sharpType from 'sharp';
 import { decodeTga } from '@lunapaint/tga-codec';
 import { errors, isLuminaError } from '../../src/errors.js';
 import { decodePngWithPngjs, pngDecoderFor } from './decodePngWithPngjs.js';
@@ -94,7 +94,18 @@ async function decodePng(bytes: Uint8Array, forced: PngDecoder | undefined, maxP
   }
 }
 
+/**
+ * sharp, loaded on first use: loading it (libvips and its dependencies) costs ~0.1 s of CPU in
+ * every process and cook worker thread, and a cook of small PNGs never needs it.
+ */
+let sharpLoaded: Promise<typeof sharpType> | undefined;
+function loadSharp(): Promise<typeof sharpType> {
+  sharpLoaded ??= import('sharp').then((m) => m.default);
+  return sharpLoaded;
+}
+
 async function decodeWithSharp(bytes: Uint8Array, maxPixels: number): Promise<{ width: number; height: number; data: Uint8Array }> {
+  const sharp = await loadSharp();
   // failOn 'error' (not 'warning') so benign libpng warnings such as a known-incorrect sRGB
   // iCCP profile do not reject real-world files; truncation is caught by the header walk.
   // limitInputPixels: libvips must not be talked into more than the header we checked said.
