@@ -214,11 +214,15 @@ export class BasisuBatcher {
 
   private pump(): void {
     const busy = this.running;
+    // One clock reading for the whole pump: the batches it hands out are split as of the same
+    // instant. Read per batch, a stall between two of them (a loaded machine, a GC) made the first
+    // batch look nearly done, so the second took half its share and a third process followed.
+    const now = performance.now();
     while (this.running < this.runners) {
-      const next = this.nextBatch(busy);
+      const next = this.nextBatch(busy, now);
       if (!next) break;
       this.running++;
-      const act: Active = { group: next.group, units: next.jobs.reduce((n, j) => n + jobUnits(j), 0), started: performance.now() };
+      const act: Active = { group: next.group, units: next.jobs.reduce((n, j) => n + jobUnits(j), 0), started: now };
       this.active.add(act);
       let freed = false;
       const free = (ms?: number) => {
@@ -237,10 +241,9 @@ export class BasisuBatcher {
 
   /**
    * The batch a free runner should take now, or none (nothing pending, or worth waiting for more).
-   * `busy`: runners that were running when this pump began.
+   * `busy`: runners that were running when this pump began; `now`: when it began.
    */
-  private nextBatch(busy: number): { group: Group; jobs: Job[] } | undefined {
-    const now = performance.now();
+  private nextBatch(busy: number, now: number): { group: Group; jobs: Job[] } | undefined {
     let biggest: Group | undefined;
     let biggestMs = 0;
     let oldest: Group | undefined;

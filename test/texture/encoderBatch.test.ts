@@ -87,6 +87,25 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
     }
   });
 
+  it('a stall between handing out two batches (a loaded machine) does not change the even split', async () => {
+    // The first batch's estimated work (24 small textures: ~26 ms) is shorter than the stall, so
+    // a split that read the clock per batch saw it as done and gave the second runner half its share.
+    class StallingSlots extends Semaphore {
+      override acquire(n: number): Promise<number> {
+        const until = performance.now() + 60;
+        while (performance.now() < until) {
+          // a synchronous stall, as a descheduled thread or a long GC
+        }
+        return super.acquire(n);
+      }
+    }
+    const log = path.join(tmp, 'stall.log');
+    const batcher = new BasisuBatcher(loggingEncoder('stall-basisu', log), { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 600_000, slots: new StallingSlots(2) });
+    const images = Array.from({ length: 24 }, (_, i) => image(32, i));
+    await Promise.all(images.map((img, i) => batcher.encode(img, ETC1S, `Content/T_${i}.lasset`)));
+    expect(fs.readFileSync(log, 'utf8').trim().split('\n').map(Number)).toEqual([12, 12]);
+  });
+
   it('an encoder that hangs once: killed with its helper, each texture retried alone, all succeed', async () => {
     const pids = path.join(tmp, 'once.pids');
     const batcher = new BasisuBatcher(hangingEncoder('hang-once', pids, true), { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 1500, slots: new Semaphore(1) });
