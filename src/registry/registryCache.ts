@@ -269,14 +269,16 @@ export function thawRecord(e: CacheEntry): AssetRecord {
     // One frozen object per (GUID, type): most imports point at a few shared assets.
     dependencies[d] = img.depObjects[slot] ??= Object.freeze({ guid: img.guids[g], type: v & SOFT_BIT ? DependencyType.Soft : DependencyType.Hard });
   }
+  // name and packagePath are slices of virtualPath (V8 keeps a slice as a pointer into its parent),
+  // so a thawed record holds one path string besides `file`, not three (~60 B less per asset).
   const virtualPath = `${e.mount}/${rel}`;
-  const base = rel.slice(rel.lastIndexOf('/') + 1);
   const isText = e.kind === 'text';
+  const end = isText ? virtualPath.length : virtualPath.length - PACKAGE_EXT_LENGTH;
   e.rec = {
     guid: e.guid,
-    name: isText ? base : base.slice(0, base.length - PACKAGE_EXT_LENGTH),
+    name: virtualPath.slice(virtualPath.lastIndexOf('/') + 1, end),
     className,
-    packagePath: isText ? virtualPath : virtualPath.slice(0, virtualPath.length - PACKAGE_EXT_LENGTH),
+    packagePath: isText ? virtualPath : virtualPath.slice(0, end),
     virtualPath,
     file: e.file,
     mount: e.mount,

@@ -225,6 +225,58 @@ describe('incremental cache', () => {
     expect(reg2.get(g(2))?.packagePath).toBe('/Foliage/Oak');
   });
 
+  it('a warm scan from the cache finds every change made while no process ran: same-second edits, preserved-mtime copies, deletes, renames, new files, a replaced folder', async () => {
+    // Whole-second mtimes, so a change can land in the same second (or on the same mtime) exactly.
+    const t0 = new Date(1_700_000_000_000);
+    const at = (file: string, d = t0) => (fs.utimesSync(file, d, d), file);
+    const edited = at(p.pkg('Content/Edit.lasset', g(1)));
+    const copied = at(p.pkg('Content/Copied.lasset', g(2)));
+    const gone = at(p.pkg('Content/Gone.lasset', g(3)));
+    const moved = at(p.pkg('Content/Old/Moved.lasset', g(4)));
+    const inDir = at(p.pkg('Content/Swap/Inner.lasset', g(5)));
+    const hud = at(p.write('Content/UI/Hud.rml', '<rml/>'));
+    const hudMeta = at(p.write('Content/UI/Hud.rml.lmeta', JSON.stringify({ guid: g(6) })));
+    const untouched = at(p.pkg('Content/Same.lasset', g(7)));
+    const first = await open();
+    expect(await first.scan()).toMatchObject({ assets: 7, read: 7 });
+    first.close();
+
+    // Same size, other content, 1 ms later in the same second.
+    const size = fs.statSync(edited).size;
+    p.pkg('Content/Edit.lasset', g(11));
+    expect(fs.statSync(edited).size).toBe(size);
+    at(edited, new Date(t0.getTime() + 1));
+    // Another file copied over it keeping its mtime (cp -p, tar x): only the size tells.
+    p.pkg('Content/Copied.lasset', g(12), { imports: [hard(g(7))] });
+    at(copied);
+    fs.rmSync(gone);
+    fs.mkdirSync(p.abs('Content/New'));
+    fs.renameSync(moved, p.abs('Content/New/Moved.lasset'));
+    at(p.pkg('Content/Added.lasset', g(13)));
+    // The folder replaced by one with a file of the same name and mtime, other GUID and size.
+    fs.rmSync(p.abs('Content/Swap'), { recursive: true });
+    at(p.pkg('Content/Swap/Inner.lasset', g(15), { imports: [hard(g(1)), soft(g(2))] }));
+    expect(fs.statSync(inDir).mtimeMs).toBe(t0.getTime());
+    // The sidecar's GUID changed in the same second; the text file did not.
+    fs.writeFileSync(hudMeta, JSON.stringify({ guid: g(16) }).padEnd(fs.statSync(hudMeta).size + 1));
+    at(hudMeta, new Date(t0.getTime() + 2));
+
+    const reg = await open();
+    expect(reg.cacheStatus).toBe('loaded');
+    const r = await reg.scan();
+    expect(r.problems).toEqual([]);
+    expect(r).toMatchObject({ assets: 7, cached: 1, read: 6, removed: 2 });
+    const truthReg = await AssetRegistry.open({ config: p.config(), cacheFile: path.join(p.dir, 'truth', 'AssetRegistry.assetdb'), autoSave: false });
+    await truthReg.scan();
+    const listing = (x: AssetRegistry) => x.all().map(({ mtimeMs, ...rest }) => rest);
+    expect(listing(reg)).toEqual(listing(truthReg));
+    expect(reg.all().map((x) => x.guid)).toEqual([4, 7, 11, 12, 13, 15, 16].map(g));
+    expect(reg.byFile(p.abs('Content/New/Moved.lasset'))?.guid).toBe(g(4));
+    expect(reg.get(g(6))).toBeUndefined();
+    expect(reg.get(g(16))?.file).toBe(hud);
+    expect(reg.get(g(7))?.file).toBe(untouched);
+  });
+
   it('does not write the cache when a scan changed nothing', async () => {
     p.pkg('Content/Rock.lasset', g(1));
     const reg = await open();
