@@ -622,6 +622,9 @@ export class AssetRegistry {
         continue;
       }
       progress.toRead++;
+      // Queue a bounded number of reads at a time: a cold scan of a million files queued every
+      // read at once, a closure and a promise per file held for the whole scan.
+      if (queue.size >= this.concurrency * 4) await queue.onSizeLessThan(this.concurrency * 2);
       void queue.add(async () => {
         try {
           if (samePlace && sameSidecar && entry.size === f.size && (await hashWholeFile(f.file, f.size)) === thawRecord(entry).hash) {
