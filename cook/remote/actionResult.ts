@@ -9,7 +9,8 @@
  * One asset's cook result is one OutputFile (the LCKD bytes in the CAS, by SHA-256 and size); the
  * cook's statistics ride along as NodeProperties of that file, the REAPI place for per-file metadata.
  */
-import protobuf from 'protobufjs';
+import { createRequire } from 'node:module';
+import type protobufjs from 'protobufjs';
 
 // Field numbers as in REAPI v2; reserved and unused fields are left out.
 const PROTO = `
@@ -33,7 +34,15 @@ message ActionResult {
 }
 `;
 
-const ActionResultType = protobuf.parse(PROTO, { keepCase: false }).root.lookupType('build.bazel.remote.execution.v2.ActionResult');
+let actionResult: protobufjs.Type | undefined;
+/** The ActionResult message type, parsed on first use: protobufjs and the parse cost every cook without a remote cache ~20 ms of start-up. */
+function actionResultType(): protobufjs.Type {
+  if (!actionResult) {
+    const protobuf = createRequire(import.meta.url)('protobufjs') as typeof protobufjs;
+    actionResult = protobuf.parse(PROTO, { keepCase: false }).root.lookupType('build.bazel.remote.execution.v2.ActionResult');
+  }
+  return actionResult;
+}
 
 /** One output of a cook as the action cache records it. */
 export interface ActionOutput {
@@ -53,7 +62,7 @@ export interface DecodedActionResult {
 
 /** Encode a cook result as a binary ActionResult. */
 export function encodeActionResult(outputs: readonly ActionOutput[], worker?: string): Uint8Array {
-  const msg = ActionResultType.fromObject({
+  const msg = actionResultType().fromObject({
     outputFiles: outputs.map((o) => ({
       path: o.path,
       digest: { hash: o.hash, sizeBytes: o.size },
@@ -66,7 +75,7 @@ export function encodeActionResult(outputs: readonly ActionOutput[], worker?: st
     exitCode: 0,
     ...(worker ? { executionMetadata: { worker } } : {}),
   });
-  return ActionResultType.encode(msg).finish();
+  return actionResultType().encode(msg).finish();
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -81,9 +90,9 @@ export function decodeActionResult(bytes: Uint8Array): DecodedActionResult {
   // A binary ActionResult never starts with '{' (that would be field 15, wire type 3, a group).
   if (bytes.byteLength > 0 && bytes[0] === 0x7b) {
     const json = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
-    obj = ActionResultType.toObject(ActionResultType.fromObject(json), { longs: String, defaults: true });
+    obj = actionResultType().toObject(actionResultType().fromObject(json), { longs: String, defaults: true });
   } else {
-    obj = ActionResultType.toObject(ActionResultType.decode(bytes), { longs: String, defaults: true });
+    obj = actionResultType().toObject(actionResultType().decode(bytes), { longs: String, defaults: true });
   }
   const outputs: ActionOutput[] = [];
   for (const f of (obj.outputFiles ?? []) as Array<Record<string, any>>) {

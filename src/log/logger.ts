@@ -3,7 +3,8 @@
  * Fields are `{ file, asset, code }`, never pre-formatted strings, so the JSON stays queryable.
  */
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type PinoPretty from 'pino-pretty';
 import { errors } from '../errors.js';
 
 export type { Logger } from 'pino';
@@ -55,6 +56,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   if (wantsJson(opts.json)) {
     return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, dest as pino.DestinationStream);
   }
+  // Required here, not imported: --json, CI and library callers never load it (~25 ms of start-up).
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   const stream = pretty({
     destination: dest as NodeJS.WritableStream & { fd?: number },
     colorize: ((dest as { isTTY?: boolean }).isTTY ?? false) && colorAllowed(),
