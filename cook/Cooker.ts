@@ -16,6 +16,7 @@
  * `ci` also missing dependencies, missing roots and scan problems. A verbatim asset is a warning,
  * in the full cook and the daemon alike. Only "nothing to cook" (COOK_NO_ROOTS) throws.
  */
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import PQueue from 'p-queue';
@@ -387,9 +388,11 @@ export class Cooker {
   private cachedAsset(record: AssetRecord): AssetCookResult | (CacheCheck & { hit: false }) {
     const check = checkCache(record, this.ctx);
     if (!check.hit) return check;
-    this.bus.emit({ type: 'COOK_START', asset: record.virtualPath, file: record.file });
     const res = cachedResult(check.entry, cookedPathFor(this.config.cookedDir, record), performance.now());
-    this.bus.emit({ type: 'COOK_END', asset: record.virtualPath, file: record.file, cached: true, status: 'cached', reason: undefined, ms: res.ms, bytesIn: res.bytesIn, bytesOut: res.bytesOut });
+    if (this.bus.listening) {
+      this.bus.emit({ type: 'COOK_START', asset: record.virtualPath, file: record.file });
+      this.bus.emit({ type: 'COOK_END', asset: record.virtualPath, file: record.file, cached: true, status: 'cached', reason: undefined, ms: res.ms, bytesIn: res.bytesIn, bytesOut: res.bytesOut });
+    }
     return res;
   }
 
@@ -742,6 +745,8 @@ export class Cooker {
       const outputsStart = performance.now();
       const shippedRecords = shipped.map((a) => a.record);
       const fingerprints = shippedFingerprints(shippedRecords);
+      // This cook changed nothing under Saved/Cooked: every asset from the cache, the same outputs as the last sweep left.
+      const sameAsSwept = swept?.outputs === fingerprints.outputs && summary.cached === all.length;
       const registryFile = path.join(config.cookedDir, REGISTRY_ENTRY);
       // The registry of the same records is the same bytes: read back (hash-checked), not re-encoded.
       const kept = registryFromMarker(registryFile, swept, fingerprints.registryInputs);
@@ -751,18 +756,28 @@ export class Cooker {
       const shaderFile = path.join(config.cookedDir, SHADER_CACHE_ENTRY);
       await writeIfChanged(shaderFile, shaderRes.allBytes);
       // What each shipped package took to cook, for the next sharded cook's balance (remote/costTable.ts).
+      // A cook that took every asset from the cache and ships the same set as the last sweep has the
+      // same costs: the table on disk is already theirs.
+      const costFile = path.join(config.savedDir, COST_TABLE_FILE);
+      const sameCosts = sameAsSwept && fs.existsSync(costFile);
       const costs = new Map<string, number>();
-      for (const a of shipped) {
+      for (const a of sameCosts ? [] : shipped) {
         const ms = a.record.kind === 'package' ? this.cache.peek(a.record.guid)?.cookMs : undefined;
         if (ms !== undefined) costs.set(a.record.guid, ms);
       }
-      const costFile = path.join(config.savedDir, COST_TABLE_FILE);
-      await writeIfChanged(costFile, Buffer.from(encodeCostTable(costs), 'utf8')).catch((e: unknown) => {
-        this.report(isLuminaError(e) ? e : errors.ioFailed(costFile, 'write', e), 'warning', problems);
-      });
+      if (!sameCosts) {
+        await writeIfChanged(costFile, Buffer.from(encodeCostTable(costs), 'utf8')).catch((e: unknown) => {
+          this.report(isLuminaError(e) ? e : errors.ioFailed(costFile, 'write', e), 'warning', problems);
+        });
+      }
       // Forget what no longer ships before its output goes: an entry must never outlive its file.
-      const shippedGuids = new Set(shipped.map((a) => a.record.guid));
-      this.cache.prune((guid) => shippedGuids.has(guid));
+      // Nothing to forget when every asset came from the cache and the same set ships as at the
+      // last sweep: that sweep's cook pruned to this set, and any entry added since came with a
+      // write into Saved/Cooked, which removed the marker.
+      if (!sameAsSwept) {
+        const shippedGuids = new Set(shipped.map((a) => a.record.guid));
+        this.cache.prune((guid) => shippedGuids.has(guid));
+      }
       // The walk finds nothing when the folder was clean before this cook and the same outputs ship.
       if (swept?.outputs !== fingerprints.outputs) {
         await removeStale(config.cookedDir, new Set([registryFile, shaderFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
@@ -914,6 +929,7 @@ function report(a: PlannedAsset, r: AssetCookResult): AssetReport {
 
 /** The plan restricted to what has an output (failed assets under "fail" never reach paks anyway). */
 function shippedPlan(plan: CookPlan, shipped: PlannedAsset[]): CookPlan {
+  if (shipped.length === plan.packages.length + plan.textAssets.length) return plan;
   const keep = new Set(shipped.map((a) => a.record.guid));
   return { ...plan, packages: plan.packages.filter((a) => keep.has(a.record.guid)), textAssets: plan.textAssets.filter((a) => keep.has(a.record.guid)) };
 }

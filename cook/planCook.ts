@@ -96,7 +96,12 @@ export function planCook(lookup: AssetLookup, roots: readonly CookRoot[], opts: 
   };
 
   /** Depth-first walk with an explicit stack (deep chains must not overflow). */
-  const walk = (start: AssetRecord[], visit: (r: AssetRecord) => boolean, soft: boolean, onEdge?: (from: AssetRecord, d: { guid: string; type: DependencyType }) => void) => {
+  const walk = (
+    start: AssetRecord[],
+    visit: (r: AssetRecord) => boolean,
+    soft: boolean,
+    onEdge?: (from: AssetRecord, d: { guid: string; type: DependencyType }, target: AssetRecord | undefined) => void,
+  ) => {
     const stack = [...start].reverse();
     while (stack.length) {
       const r = stack.pop()!;
@@ -104,10 +109,11 @@ export function planCook(lookup: AssetLookup, roots: readonly CookRoot[], opts: 
       const edges = edgesOf(r);
       for (let i = edges.length - 1; i >= 0; i--) {
         const d = edges[i];
-        onEdge?.(r, d);
-        if (d.type === DependencyType.Soft && !soft) continue;
-        const target = lookup.get(d.guid);
-        if (mounted(target) && target.kind === 'package') stack.push(target);
+        const skip = d.type === DependencyType.Soft && !soft;
+        // One lookup per edge, shared with onEdge (a no-op cook plans every time).
+        const target = skip && !onEdge ? undefined : lookup.get(d.guid);
+        onEdge?.(r, d, target);
+        if (!skip && mounted(target) && target.kind === 'package') stack.push(target);
       }
     }
   };
@@ -129,15 +135,15 @@ export function planCook(lookup: AssetLookup, roots: readonly CookRoot[], opts: 
   // Chunk by chunk, Main first: an asset takes the first chunk that reaches it. Anything reachable
   // from an asset already placed was placed with it, so each walk stops at placed assets.
   const chunkOf = new Map<string, string>();
+  const placed: AssetRecord[] = [];
   const rootChunks = [...new Set([...rootRecords.values()].flatMap((e) => [...e.chunks]))].sort(compareChunks);
   for (const chunk of rootChunks) {
     const starts = allRoots.filter((r) => rootRecords.get(r.guid)!.chunks.has(chunk));
     walk(
       starts,
-      (r) => !chunkOf.has(r.guid) && (chunkOf.set(r.guid, chunk), true),
+      (r) => !chunkOf.has(r.guid) && (chunkOf.set(r.guid, chunk), placed.push(r), true),
       followSoft,
-      (from, d) => {
-        const target = lookup.get(d.guid);
+      (from, d, target) => {
         if (d.type === DependencyType.Soft && !followSoft) {
           if (!mounted(target) || target.kind !== 'package' || !hardReach.has(target.guid)) softExcluded.push({ referrer: from, guid: d.guid, type: d.type });
           return;
@@ -149,11 +155,11 @@ export function planCook(lookup: AssetLookup, roots: readonly CookRoot[], opts: 
 
   const packages: PlannedAsset[] = [];
   let softOnly = 0;
-  for (const [guid, chunk] of chunkOf) {
-    const record = lookup.get(guid)!;
+  for (const record of placed) {
+    const guid = record.guid;
     const via = rootRecords.has(guid) ? 'root' : hardReach.has(guid) ? 'hard' : 'soft';
     if (via === 'soft') softOnly++;
-    packages.push({ record, chunk, via });
+    packages.push({ record, chunk: chunkOf.get(guid)!, via });
   }
   packages.sort((a, b) => cmp(a.record.guid, b.record.guid));
 

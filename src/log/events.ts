@@ -43,6 +43,11 @@ export class ProgressBus {
     return () => this.listeners.delete(listener);
   }
 
+  /** Someone listens: a hot loop can skip building events nobody reads. */
+  get listening(): boolean {
+    return this.listeners.size > 0;
+  }
+
   emit(event: ProgressEvent): void {
     for (const l of this.listeners) {
       try {

@@ -11,7 +11,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookProject } from '../../cook/cookProject.js';
 import { writeOutput } from '../../cook/cookAsset.js';
+import { CACHE_FILE_NAME, CookCache } from '../../cook/cookCache.js';
 import { SWEPT_MARKER_FILE } from '../../cook/cookedOutputs.js';
+import { COST_TABLE_FILE } from '../../cook/remote/costTable.js';
 import { decodeCookedRegistry } from '../../src/format/cookedRegistry.js';
 import { hard, prop } from '../../src/format/packageBuilder.js';
 import { TEMP_MARKER } from '../../src/util/atomicWrite.js';
@@ -103,5 +105,57 @@ describe('the swept marker of Saved/Cooked', () => {
     expect(s.ok).toBe(false);
     expect(s.cooked).toBe(1);
     expect(fs.existsSync(marker)).toBe(false);
+  });
+});
+
+describe('a cook that changed nothing under Saved/Cooked', () => {
+  let proj: string;
+  beforeAll(async () => {
+    proj = await tempDir('lc-swept-same-');
+    const files: Parameters<typeof writeProject>[2] = {
+      'Content/Maps/Main.lasset': map(2),
+      // A second root shipping Mesh2 alone.
+      'Content/Maps/Other.lasset': { imports: [hard(g(0x102))], exports: [{ guid: g(2), name: 'Other', className: '/Script/Engine.CWorld', properties: [prop.str('Label', 'other')] }] },
+    };
+    for (let i = 0; i < 3; i++) files[`Content/Meshes/Mesh${i}.lasset`] = mesh(i);
+    await writeProject(proj, { name: 'Same', cookRoots: ['/Game/Maps/Main', '/Game/Maps/Other'] }, files);
+  });
+  afterAll(async () => {
+    await fsp.rm(proj, { recursive: true, force: true });
+  });
+  const cookIt = async () => {
+    const s = await cookProject({ projectDir: proj, report: false });
+    expect(s.ok).toBe(true);
+    return s;
+  };
+  const cacheHas = async (guid: string) => {
+    const { cache } = await CookCache.load(path.join(proj, 'Intermediates', CACHE_FILE_NAME), path.join(proj, 'Saved/Cooked'));
+    cache.close();
+    return cache.peek(guid) !== undefined;
+  };
+
+  it('still forgets the cache entries of what stopped shipping when nothing re-cooked', async () => {
+    await cookIt();
+    await cookIt();
+    expect(await cacheHas(g(0x102))).toBe(true);
+    // Only the config changes: every asset that still ships comes from the cache.
+    await fsp.writeFile(path.join(proj, 'lumina-cook.json'), JSON.stringify({ name: 'Same', cookRoots: ['/Game/Maps/Main'] }));
+    const s = await cookIt();
+    expect([s.cooked, s.cached]).toEqual([0, s.assets]);
+    expect(await cacheHas(g(0x102))).toBe(false);
+    expect(fs.existsSync(path.join(proj, 'Saved/Cooked/Game/Meshes/Mesh2.lasset'))).toBe(false);
+    const costs = await fsp.readFile(path.join(proj, 'Saved', COST_TABLE_FILE), 'utf8');
+    expect(costs).not.toContain(g(0x102));
+    expect(costs).toContain(g(0x101));
+  });
+
+  it('writes the cook cost table again when it is gone', async () => {
+    await cookIt();
+    const costs = path.join(proj, 'Saved', COST_TABLE_FILE);
+    const before = await fsp.readFile(costs);
+    await fsp.rm(costs);
+    const s = await cookIt();
+    expect(s.cooked).toBe(0);
+    expect((await fsp.readFile(costs)).equals(before)).toBe(true);
   });
 });
