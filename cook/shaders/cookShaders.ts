@@ -147,10 +147,10 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
     opts.packages.map((p) => p.record),
     config.intermediatesDir,
   );
-  const sortedPackages = [...opts.packages].sort((a, b) => cmp(a.record.packagePath, b.record.packagePath));
+  // Only packages with materials ask for anything: sorting just those is the same order of asks.
+  const sortedPackages = opts.packages.filter((p) => scan.byPackage.has(p.record.guid)).sort((a, b) => cmp(a.record.packagePath, b.record.packagePath));
   for (const { record, chunk } of sortedPackages) {
-    const found = scan.byPackage.get(record.guid);
-    if (!found) continue;
+    const found = scan.byPackage.get(record.guid)!;
     if (found.error) fail(found.error);
     for (const m of found.materials) {
       const rec = shaders.get(m.source);

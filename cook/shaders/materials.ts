@@ -38,7 +38,7 @@ interface PackageMaterials {
 }
 
 export interface MaterialScan {
-  /** By package GUID. */
+  /** By package GUID: the packages that have materials or a material error (others have none). */
   byPackage: Map<string, { materials: MaterialShader[]; error?: LuminaError }>;
   /** Packages read (not found in the cache). */
   read: number;
@@ -48,8 +48,9 @@ export interface MaterialScan {
 export async function scanMaterials(packages: readonly AssetRecord[], intermediatesDir: string): Promise<MaterialScan> {
   const file = path.join(intermediatesDir, MATERIALS_CACHE_FILE);
   const cache = loadCache(file);
-  const next: Record<string, PackageMaterials> = {};
+  const next: Array<[string, PackageMaterials]> = [];
   const byPackage = new Map<string, { materials: MaterialShader[]; error?: LuminaError }>();
+  const none: MaterialShader[] = [];
   let read = 0;
   let dirty = false;
   for (const r of packages) {
@@ -61,16 +62,19 @@ export async function scanMaterials(packages: readonly AssetRecord[], intermedia
       entry = await readMaterials(r);
       if (read % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    next[r.guid] = entry;
+    next.push([r.guid, entry]);
+    // Most packages hold no material: they are left out (what the cook asks of them is nothing).
+    if (!entry.error && entry.materials.length === 0) continue;
     byPackage.set(r.guid, {
-      materials: entry.materials,
+      materials: entry.materials.length ? entry.materials : none,
       error: entry.error && errors.cookFailed(r.file, `${entry.error.field}: ${entry.error.message}`),
     });
   }
-  if (dirty || cache.size !== Object.keys(next).length) {
+  // Unchanged when nothing was read and every cached package is still asked for (same count).
+  if (dirty || cache.size !== new Set(next.map(([g]) => g)).size) {
     try {
       fs.mkdirSync(intermediatesDir, { recursive: true });
-      writeFileAtomicSync(file, JSON.stringify({ version: CACHE_VERSION, packages: next }));
+      writeFileAtomicSync(file, JSON.stringify({ version: CACHE_VERSION, packages: Object.fromEntries(next) }));
     } catch {
       // A cache never fails a cook; the next one reads again.
     }
