@@ -662,6 +662,13 @@ export class Cooker {
       // give the loop a turn every ~20 ms.
       let turn = performance.now();
       for (const a of all) {
+        // The pass over cache hits is synchronous: it gives the loop its turns too (a daemon's
+        // server, Ctrl-C), so a million-asset no-op does not hold them for seconds.
+        if (performance.now() - turn > 20) {
+          await new Promise((r) => setImmediate(r));
+          turn = performance.now();
+          if (opts.signal?.aborted) break;
+        }
         // What the cache still holds is taken here and now; only the misses queue.
         const hit = this.cachedAsset(a.record);
         if (!('hit' in hit)) {
