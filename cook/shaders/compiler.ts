@@ -26,6 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SPIRV_MAGIC, type ShaderStage } from '../../src/format/shaderCache.js';
 import type { ShaderLanguage } from '../../src/registry/shaderSources.js';
+import { writeFileAtomicSync } from '../../src/util/atomicWrite.js';
 import { describeChildFailure, runChild, type ChildRun } from '../../src/util/runChild.js';
 
 export interface ShaderCompiler {
@@ -100,43 +101,109 @@ function onPath(name: string): string | undefined {
 
 const VERSION_TIMEOUT_MS = 20_000;
 
-async function versionOf(exe: string, args: string[]): Promise<string | undefined> {
+async function versionOf(exe: string, args: string[], known: ToolVersions): Promise<string | undefined> {
+  const key = toolKey(exe, args);
+  const seen = key === undefined ? undefined : known.entries.get(key);
+  if (seen !== undefined) return seen;
   try {
     const run = await runChild(exe, args, { timeoutMs: VERSION_TIMEOUT_MS, maxStdoutBytes: 1 << 16, slots: null });
     if (run.code !== 0) return undefined;
+    if (key !== undefined) {
+      known.entries.set(key, run.output);
+      known.changed = true;
+    }
     return run.output;
   } catch {
     return undefined;
   }
 }
 
+/**
+ * The versions the tools reported before (`Intermediates/ShaderTools.json`), keyed by each
+ * executable's identity: asking is a process start per tool on every cook (two of them, tens of
+ * milliseconds of a no-op's wall time), and an upgraded or replaced binary has another size,
+ * mtime, ctime or inode, so it is asked again.
+ */
+interface ToolVersions {
+  file: string | undefined;
+  entries: Map<string, string>;
+  changed: boolean;
+}
+
+function toolKey(exe: string, args: string[]): string | undefined {
+  try {
+    const real = fs.realpathSync(exe);
+    const st = fs.statSync(real);
+    return [real, args.join(' '), st.size, st.mtimeMs, st.ctimeMs, st.ino].join('\0');
+  } catch {
+    return undefined;
+  }
+}
+
+function loadToolVersions(file: string | undefined): ToolVersions {
+  const known: ToolVersions = { file, entries: new Map(), changed: false };
+  if (file === undefined) return known;
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string') known.entries.set(k, v);
+    }
+  } catch {
+    // missing or damaged: the tools are asked again
+  }
+  return known;
+}
+
+function saveToolVersions(known: ToolVersions): void {
+  if (!known.changed || known.file === undefined) return;
+  try {
+    writeFileAtomicSync(known.file, JSON.stringify(Object.fromEntries(known.entries)));
+  } catch {
+    // a cache that cannot be written costs the next cook two process starts, nothing more
+  }
+}
+
+/** Beside the other intermediates: the versions the tools reported (see ToolVersions). */
+export const SHADER_TOOLS_FILE = 'ShaderTools.json';
+
 let detected: Promise<ShaderCompiler | string> | undefined;
 
 /**
  * Find the compiler and validator (once per process). Resolves with the compiler, or with a
- * sentence saying what is missing.
+ * sentence saying what is missing. `versionsFile` remembers the versions the tools reported,
+ * per executable, between processes.
  */
-export function detectCompiler(): Promise<ShaderCompiler | string> {
-  detected ??= detect();
+export function detectCompiler(versionsFile?: string): Promise<ShaderCompiler | string> {
+  detected ??= findCompiler(versionsFile);
   return detected;
 }
 
-async function detect(): Promise<ShaderCompiler | string> {
+/** {@link detectCompiler} without the per-process memo (tests). */
+export async function findCompiler(versionsFile?: string): Promise<ShaderCompiler | string> {
+  const known = loadToolVersions(versionsFile);
+  try {
+    return await detect(known);
+  } finally {
+    saveToolVersions(known);
+  }
+}
+
+async function detect(known: ToolVersions): Promise<ShaderCompiler | string> {
   const validatorExe = onPath('spirv-val');
   if (!validatorExe) return 'spirv-val (Debian spirv-tools) is not on PATH, so no compiled shader can be validated';
-  const vOut = await versionOf(validatorExe, ['--version']);
+  const vOut = await versionOf(validatorExe, ['--version'], known);
   const validatorId = `spirv-val ${/SPIRV-Tools v[^\s]+/.exec(vOut ?? '')?.[0] ?? 'unknown'}`;
   const forced = process.env.LUMINA_SHADER_COMPILER;
   const slangc = forced ? undefined : onPath('slangc');
   if (slangc) {
-    const out = await versionOf(slangc, ['-version']);
+    const out = await versionOf(slangc, ['-version'], known);
     if (out !== undefined) {
       return { kind: 'slang', exe: slangc, id: `slang ${out.trim().split('\n')[0]}`, validatorId, validatorExe, languages: new Set(['slang', 'hlsl', 'glsl']) };
     }
   }
   const glslang = forced || onPath('glslangValidator');
   if (!glslang) return 'neither slangc nor glslangValidator (Debian glslang-tools) is on PATH';
-  const out = await versionOf(glslang, ['--version']);
+  const out = await versionOf(glslang, ['--version'], known);
   const version = /Glslang Version:\s*(?:\d+:)?([^\s]+)/.exec(out ?? '')?.[1];
   if (!version) return `${glslang} --version did not report a glslang version`;
   return { kind: 'glslang', exe: glslang, id: `glslang ${version}`, validatorId, validatorExe, languages: new Set(['hlsl', 'glsl']) };

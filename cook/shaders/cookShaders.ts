@@ -32,7 +32,7 @@ import type { ShaderLanguage } from '../../src/registry/shaderSources.js';
 import type { AssetRecord } from '../../src/registry/types.js';
 import { hashString, initHash } from '../../src/util/hash.js';
 import { canonicalJson } from '../cookCache.js';
-import { checkDefine, compileShader, detectCompiler, type ShaderCompiler } from './compiler.js';
+import { checkDefine, compileShader, detectCompiler, SHADER_TOOLS_FILE, type ShaderCompiler } from './compiler.js';
 import { scanMaterials } from './materials.js';
 import type { ShaderRemote, ShaderRemoteRequest } from './ShaderRemote.js';
 import { ShaderStore } from './ShaderStore.js';
@@ -183,7 +183,7 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
     const mine = opts.share(list.map((w) => permutationText(w.id)));
     list = list.filter((w) => mine.has(permutationText(w.id)));
   }
-  const found = opts.compiler ?? (await detectCompiler());
+  const found = opts.compiler ?? (await detectCompiler(path.join(config.intermediatesDir, SHADER_TOOLS_FILE)));
   const compiler: ShaderCompiler | undefined = typeof found === 'string' ? undefined : found;
   if (!compiler && list.length) fail(errors.shaderCompilerMissing(list[0].file, found as string));
   const store = new ShaderStore(config.intermediatesDir);
