@@ -42,8 +42,9 @@ afterAll(async () => {
   await fsp.rm(dir, { recursive: true, force: true });
 });
 
-const cook = async () => {
-  const s = await cookProject({ projectDir: dir, report: false });
+/** A full cook of `projectDir` (default: the suite's project) that must succeed. */
+const cook = async (projectDir = dir) => {
+  const s = await cookProject({ projectDir, report: false });
   expect(s.ok).toBe(true);
   return s;
 };
@@ -123,11 +124,7 @@ describe('a cook that changed nothing under Saved/Cooked', () => {
   afterAll(async () => {
     await fsp.rm(proj, { recursive: true, force: true });
   });
-  const cookIt = async () => {
-    const s = await cookProject({ projectDir: proj, report: false });
-    expect(s.ok).toBe(true);
-    return s;
-  };
+  const cookIt = () => cook(proj);
   const cacheHas = async (guid: string) => {
     const { cache } = await CookCache.load(path.join(proj, 'Intermediates', CACHE_FILE_NAME), path.join(proj, 'Saved/Cooked'));
     cache.close();
