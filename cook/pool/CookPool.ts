@@ -91,7 +91,7 @@ export class CookPool {
    * rejects (a failure is an outcome).
    */
   cook(file: string, output: string, sizeHint = 0): Promise<JobResult> {
-    if (this.closed) return Promise.resolve({ outcome: stopped(file, 'the cook pool is closed')});
+    if (this.closed) return Promise.resolve({ outcome: stopped(file, 'the cook pool is closed') });
     return new Promise<JobResult>((resolve) => {
       this.queue.push({ file, output, size: sizeHint, resolve });
       this.schedule();
@@ -111,9 +111,9 @@ export class CookPool {
     const slots = this.slots.splice(0);
     for (const s of slots) {
       s.dead = true;
-      for (const b of s.batches) for (const j of b.jobs) j.resolve({ outcome: stopped(j.file, 'the cook stopped')});
+      for (const b of s.batches) for (const j of b.jobs) j.resolve({ outcome: stopped(j.file, 'the cook stopped') });
     }
-    for (const j of this.queue.splice(0)) j.resolve({ outcome: stopped(j.file, 'the cook stopped')});
+    for (const j of this.queue.splice(0)) j.resolve({ outcome: stopped(j.file, 'the cook stopped') });
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
 
@@ -194,7 +194,7 @@ export class CookPool {
     const why = slot.error ? `${slot.error.message}` : `exit code ${code}`;
     const retry: Job[] = [];
     for (const j of cooking?.jobs ?? []) {
-      if (j.alone) j.resolve({ outcome: stopped(j.file, `the cook worker stopped while cooking this file (${why})`)});
+      if (j.alone) j.resolve({ outcome: stopped(j.file, `the cook worker stopped while cooking this file (${why})`) });
       else retry.push({ ...j, alone: true });
     }
     // Retried first, in order: the batch that was cooking file by file, then the ones queued behind it.

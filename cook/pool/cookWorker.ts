@@ -8,10 +8,10 @@
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errors } from '../../src/errors.js';
-import { hashHex, initHash, xxh64 } from '../../src/util/hash.js';
+import { initHash } from '../../src/util/hash.js';
 import { ClassSchemas } from '../../src/schemas/classSchemas.js';
 import { loadSchemas } from '../../src/schemas/loadSchemas.js';
-import { writeOutput } from '../cookAsset.js';
+import { writeAssetOutput } from '../cookAsset.js';
 import { asCookError, cookPackageSource, NeedsMainThread, type PackageCookOutcome, type PackageCookSettings } from '../cookPackageSource.js';
 import type { FromWorker, JobResult, ToWorker, WorkerInit, WorkerJob, WorkerSettings } from './messages.js';
 
@@ -66,8 +66,7 @@ async function cookFile({ file, output }: WorkerJob): Promise<JobResult> {
   // Written here, not on the main thread: creating the file is the largest single cost of an
   // asset's output, and here it runs on every core.
   try {
-    const st = writeOutput(output, outcome.lckd);
-    return { outcome, written: { cookedXxh64: hashHex(xxh64(outcome.lckd)), size: st.size, mtimeMs: st.mtimeMs } };
+    return { outcome, written: writeAssetOutput(output, outcome.lckd) };
   } catch (e) {
     // An output we could not write is not the asset's fault: never verbatim, always failed.
     return { outcome: failed(file, e, source.byteLength) };
