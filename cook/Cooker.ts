@@ -366,6 +366,12 @@ export class Cooker {
     for (const w of res.warnings ?? []) this.report(w, 'warning', problems);
     // An RGBA8 fallback comes back without a key or entry: it is neither cached nor offered.
     if (res.status === 'cooked') this.offer(record, res);
+    this.emitCookEnd(record, res);
+    return res;
+  }
+
+  /** The COOK_END event of an asset's result (a queued cook's or a cache hit's). */
+  private emitCookEnd(record: AssetRecord, res: AssetCookResult): void {
     this.bus.emit({
       type: 'COOK_END',
       asset: record.virtualPath,
@@ -377,7 +383,6 @@ export class Cooker {
       bytesIn: res.bytesIn,
       bytesOut: res.bytesOut,
     });
-    return res;
   }
 
   /**
@@ -391,7 +396,7 @@ export class Cooker {
     const res = cachedResult(check.entry, cookedPathFor(this.config.cookedDir, record), performance.now());
     if (this.bus.listening) {
       this.bus.emit({ type: 'COOK_START', asset: record.virtualPath, file: record.file });
-      this.bus.emit({ type: 'COOK_END', asset: record.virtualPath, file: record.file, cached: true, status: 'cached', reason: undefined, ms: res.ms, bytesIn: res.bytesIn, bytesOut: res.bytesOut });
+      this.emitCookEnd(record, res);
     }
     return res;
   }
