@@ -16,7 +16,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../src/log/logger.js';
 import { TEMP_MARKER, tempOwnerPid, writeFileAtomic } from '../src/util/atomicWrite.js';
-import { createXxh64, hashHex, xxh64 } from '../src/util/hash.js';
+import { createTextHasher, hashHex, xxh64 } from '../src/util/hash.js';
 import { pidAlive } from '../src/util/pidAlive.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import { REGISTRY_VERSION } from '../src/format/cookedRegistry.js';
@@ -67,26 +67,14 @@ export async function writeSweptMarker(cookedDir: string, intermediatesDir: stri
  * place, so GUID, content hash and path). Hashing ~60 bytes per asset costs a few ms at 60k.
  */
 export function shippedFingerprints(records: readonly AssetRecord[]): { outputs: string; registryInputs: string } {
-  const outputs = createXxh64();
-  const inputs = createXxh64();
-  inputs.update(Buffer.from(`LREG ${REGISTRY_VERSION}\n`, 'utf8'));
-  const batch = (list: string[], h: ReturnType<typeof createXxh64>) => {
-    h.update(Buffer.from(list.join(''), 'utf8'));
-    list.length = 0;
-  };
-  const o: string[] = [];
-  const r: string[] = [];
+  const outputs = createTextHasher();
+  const inputs = createTextHasher();
+  inputs.update(`LREG ${REGISTRY_VERSION}\n`);
   for (const rec of records) {
-    o.push(`${rec.guid}\t${rec.virtualPath}\n`);
-    r.push(`${rec.guid}\t${rec.kind}\t${rec.hash}\t${rec.virtualPath}\n`);
-    if (o.length === 4096) {
-      batch(o, outputs);
-      batch(r, inputs);
-    }
+    outputs.update(`${rec.guid}\t${rec.virtualPath}\n`);
+    inputs.update(`${rec.guid}\t${rec.kind}\t${rec.hash}\t${rec.virtualPath}\n`);
   }
-  batch(o, outputs);
-  batch(r, inputs);
-  return { outputs: hashHex(outputs.digest()), registryInputs: hashHex(inputs.digest()) };
+  return { outputs: outputs.digestHex(), registryInputs: inputs.digestHex() };
 }
 
 /** The AssetRegistry.bin on disk when it is exactly the one the marker recorded; else undefined. */

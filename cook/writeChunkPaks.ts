@@ -14,7 +14,7 @@ import type { ProjectConfig } from '../config/index.js';
 import { errors, isLuminaError } from '../src/errors.js';
 import type { ProgressBus } from '../src/log/events.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
-import { createXxh64, hashHex, xxh64 } from '../src/util/hash.js';
+import { createTextHasher, hashHex, xxh64 } from '../src/util/hash.js';
 import { entryPathUnder } from '../pak/pakFormat.js';
 import { writePak, type PakSource, type WritePakResult } from '../pak/writePak.js';
 import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
@@ -79,14 +79,14 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     // text is hashed in batches as it is made: at a million assets it would be a ~60 MB string.
     const packages = plan.packages.filter((a) => a.chunk === chunk);
     const texts = plan.textAssets.filter((a) => a.chunk === chunk);
-    const printer = new LineHasher();
-    printer.line(`v2\t${mountPoint}\t${config.paks.priority}\t${config.cook.compressionLevel}`);
-    for (const a of packages) printer.line(`${a.record.virtualPath}\t${results.get(a.record.guid)!.identity!}`);
-    for (const a of texts) printer.line(`${a.record.virtualPath}\t${results.get(a.record.guid)!.identity!}`);
-    printer.line(`/AssetRegistry.bin\t${registryIdentity}`);
+    const printer = createTextHasher();
+    printer.update(`v2\t${mountPoint}\t${config.paks.priority}\t${config.cook.compressionLevel}`);
+    for (const a of packages) printer.update(`\n${a.record.virtualPath}\t${results.get(a.record.guid)!.identity!}`);
+    for (const a of texts) printer.update(`\n${a.record.virtualPath}\t${results.get(a.record.guid)!.identity!}`);
+    printer.update(`\n/AssetRegistry.bin\t${registryIdentity}`);
     const shaders = input.shaderBytes.get(chunk);
-    if (shaders) printer.line(`/${SHADER_CACHE_ENTRY}\t${hashHex(xxh64(shaders))}`);
-    const fingerprint = printer.digest();
+    if (shaders) printer.update(`\n/${SHADER_CACHE_ENTRY}\t${hashHex(xxh64(shaders))}`);
+    const fingerprint = printer.digestHex();
     const file = path.join(config.paksDir, `${chunk}.pak`);
     const contents = path.join(config.paksDir, `${chunk}${CONTENTS_SUFFIX}`);
     const key = `${chunk}.pak`;
@@ -143,26 +143,6 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
   }
   await removeStalePaks(config.paksDir, new Set(plan.chunks), cache);
   return outputs;
-}
-
-/** xxh64 of lines joined by "\n" (no final newline), hashed in batches: the same hash as hashString of the joined text. */
-class LineHasher {
-  private readonly h = createXxh64();
-  private batch: string[] = [];
-  private first = true;
-  line(s: string): void {
-    this.batch.push(this.first ? s : `\n${s}`);
-    this.first = false;
-    if (this.batch.length >= 4096) this.flush();
-  }
-  private flush(): void {
-    this.h.update(Buffer.from(this.batch.join(''), 'utf8'));
-    this.batch = [];
-  }
-  digest(): string {
-    this.flush();
-    return hashHex(this.h.digest());
-  }
 }
 
 async function sizeOf(file: string): Promise<number | undefined> {

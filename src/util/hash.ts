@@ -36,6 +36,30 @@ export function createXxh64(): { update(bytes: Uint8Array): void; digest(): bigi
   };
 }
 
+/**
+ * Streaming xxh64 of UTF-8 text that arrives as many small strings (a line per asset): they are
+ * gathered and hashed a few thousand at a time, so a million assets never make one huge string,
+ * and the digest is that of the whole text (hex, as {@link hashString} gives it).
+ */
+export function createTextHasher(): { update(text: string): void; digestHex(): string } {
+  const h = createXxh64();
+  let batch: string[] = [];
+  const flush = () => {
+    h.update(Buffer.from(batch.join(''), 'utf8'));
+    batch = [];
+  };
+  return {
+    update(text) {
+      batch.push(text);
+      if (batch.length >= 4096) flush();
+    },
+    digestHex() {
+      flush();
+      return hashHex(h.digest());
+    },
+  };
+}
+
 /** 16 lowercase hex digits, the way hashes appear in logs, manifests and cache keys. */
 export function hashHex(h: bigint): string {
   return h.toString(16).padStart(16, '0');

@@ -1,0 +1,15 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTextHasher, hashString, initHash } from '../../src/util/hash.js';
+
+describe('createTextHasher', () => {
+  beforeAll(initHash);
+
+  it('gives the hash of the whole text, across its batch boundaries and multi-byte characters', () => {
+    for (const n of [0, 1, 4095, 4096, 4097, 10_000]) {
+      const parts = Array.from({ length: n }, (_, i) => `${i}\t/Game/Ä${i % 7}/é\n`);
+      const h = createTextHasher();
+      for (const p of parts) h.update(p);
+      expect(h.digestHex(), `${n} parts`).toBe(hashString(parts.join('')));
+    }
+  });
+});
