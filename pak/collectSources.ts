@@ -13,7 +13,7 @@ import { comparePathBytes, validateVirtualPath } from './pakFormat.js';
 import type { PakSource } from './writePak.js';
 
 /** Does `file` start with the LCKD magic (a cooked package)? */
-export async function startsWithLckd(file: string): Promise<boolean> {
+async function startsWithLckd(file: string): Promise<boolean> {
   const fh = await fsp.open(file, 'r');
   try {
     const b = Buffer.alloc(4);
