@@ -490,21 +490,40 @@ export class AssetRegistry {
     const result = this.newResult();
     const gen = ++this.gen;
     const walked: WalkedFile[] = [];
+    const batch: Batch = { upserts: [], removals: [] };
     for (const m of this.content) {
       walkMount(m.dir, m, m.alias, {
         skipDirs: this.otherMountDirs(m.dir),
         onFile: (f) => walked.push(f),
         onProblem: (p) => this.warn(result.problems, this.problemOf(p.error, p.file)),
+        // The common case of a warm scan, settled during the walk: the same as process()'s
+        // stat match for a package, without a WalkedFile per unchanged file.
+        unchanged: (file, mtimeMs, size) => {
+          const e = this.entries.get(file);
+          if (e === undefined || e.mtimeMs !== mtimeMs || e.size !== size || e.mount !== m.alias || e.mountDir !== m.dir) return false;
+          this.keep(e, gen, batch);
+          result.cached++;
+          return true;
+        },
       });
     }
-    const batch = await this.process(walked, result, gen, onProgress);
+    await this.process(walked, result, gen, onProgress, batch);
     // Reap: cache entries under a walked mount that this walk did not see. Entries elsewhere
     // (a disabled plugin's content) are kept, and stay out of the registry.
-    for (const [file, e] of this.entries) {
-      if (e.gen === gen || !this.underWalkedMount(file)) continue;
-      this.dropEntry(file, e, batch, result);
+    for (const e of this.entries.values()) {
+      if (e.gen === gen || !this.underWalkedMount(e.file)) continue;
+      this.dropEntry(e.file, e, batch, result);
     }
     return this.finish(batch, result, true, t0);
+  }
+
+  /** The file is still what `e` says: mark it seen in this batch, and live if it was not. */
+  private keep(e: Entry, gen: number, batch: Batch): void {
+    e.gen = gen;
+    if (!e.live) {
+      e.live = true;
+      batch.upserts.push(e);
+    }
   }
 
   private dropEntry(file: string, e: Entry, batch: Batch, result: ScanResult): void {
@@ -595,10 +614,16 @@ export class AssetRegistry {
    * moved but the size did not, a full read otherwise. A file that fails is dropped from the cache
    * and reported; the rest go on. Every file handled is marked with `gen`.
    */
-  private async process(files: WalkedFile[], result: ScanResult, gen: number, onProgress?: (p: ScanProgress) => void): Promise<Batch> {
-    const batch: Batch = { upserts: [], removals: [] };
+  private async process(
+    files: WalkedFile[],
+    result: ScanResult,
+    gen: number,
+    onProgress?: (p: ScanProgress) => void,
+    batch: Batch = { upserts: [], removals: [] },
+  ): Promise<Batch> {
     const queue = new PQueue({ concurrency: this.concurrency });
-    const progress = { files: files.length, toRead: 0, read: 0 };
+    // result.cached already counts the files the walk settled (doScan's `unchanged`).
+    const progress = { files: files.length + result.cached, toRead: 0, read: 0 };
     let lastReport = 0;
     const report = (force = false) => {
       const now = performance.now();
@@ -614,11 +639,7 @@ export class AssetRegistry {
         f.kind !== 'text' || (entry?.sidecar !== undefined && f.sidecar != null && entry.sidecar.mtimeMs === f.sidecar.mtimeMs && entry.sidecar.size === f.sidecar.size);
       if (samePlace && sameSidecar && entry.mtimeMs === f.mtimeMs && entry.size === f.size) {
         result.cached++;
-        entry.gen = gen;
-        if (!entry.live) {
-          entry.live = true;
-          batch.upserts.push(entry);
-        }
+        this.keep(entry, gen, batch);
         continue;
       }
       progress.toRead++;
@@ -633,11 +654,7 @@ export class AssetRegistry {
             entry.rec!.mtimeMs = f.mtimeMs;
             result.rehashed++;
             this.unsaved.add(f.file);
-            entry.gen = gen;
-            if (!entry.live) {
-              entry.live = true;
-              batch.upserts.push(entry);
-            }
+            this.keep(entry, gen, batch);
             return;
           }
           let record: AssetRecord;

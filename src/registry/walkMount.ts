@@ -80,8 +80,19 @@ export function walkMount(
   dir: string,
   mount: { alias: string; dir: string },
   virtualDir: string,
-  opts: { skipDirs?: ReadonlySet<string>; onFile: (f: WalkedFile) => void; onProblem: (p: WalkProblem) => void },
+  opts: {
+    skipDirs?: ReadonlySet<string>;
+    onFile: (f: WalkedFile) => void;
+    onProblem: (p: WalkProblem) => void;
+    /**
+     * Asked first for each package file with its stat: true means the caller has dealt with it
+     * (its cache entry matches) and no WalkedFile is built. A warm no-op scan answers true for
+     * every file, so it allocates no object or virtual path per unchanged file.
+     */
+    unchanged?: (file: string, mtimeMs: number, size: number) => boolean;
+  },
 ): void {
+  const unchanged = opts.unchanged;
   const visit = (abs: string, vdir: string): void => {
     let entries: fs.Dirent[];
     try {
@@ -111,6 +122,7 @@ export function walkMount(
       } catch {
         continue; // deleted since readdir
       }
+      if (kind === 'package' && unchanged?.(file, st.mtimeMs, st.size)) continue;
       const walked: WalkedFile = { file, mount: mount.alias, mountDir: mount.dir, virtualPath: `${vdir}/${name}`, kind, mtimeMs: st.mtimeMs, size: st.size };
       if (kind === 'text') {
         names ??= new Set(entries.map((x) => x.name));
