@@ -8,13 +8,16 @@
  * promise costs more JS time (~6 µs) than the stat itself (~2 µs) and the main thread is the
  * bottleneck either way. Files that need reading are read in parallel (AssetRegistry.process).
  * The event loop is blocked for the walk of one full scan (~2 µs a file); per-file updates
- * (`updateFiles`) stat only the files they are given.
+ * (`updateFiles`) stat only the files they are given. Walked files are statted through
+ * `lstatInto` (fastLstat.ts: no Stats object per file), and the caller can settle an unchanged
+ * package during the walk (`unchanged`), so a warm no-op scan builds no object per file.
  *
  * Symlinks (to files or folders) are not followed: lstat sees the link, and a link is not an asset.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { TEMP_MARKER } from '../util/atomicWrite.js';
+import { lstatInto, type LstatNumbers } from './fastLstat.js';
 
 export const PACKAGE_EXT = '.lasset';
 export const TEXT_EXTS: ReadonlySet<string> = new Set(['.rml', '.rcss', '.luau']);
@@ -93,6 +96,7 @@ export function walkMount(
   },
 ): void {
   const unchanged = opts.unchanged;
+  const st: LstatNumbers = { mtimeMs: 0, size: 0, isFile: false };
   const visit = (abs: string, vdir: string): void => {
     let entries: fs.Dirent[];
     try {
@@ -116,12 +120,7 @@ export function walkMount(
       const kind = assetKindOf(name);
       if (kind === null) continue;
       const file = abs + path.sep + name;
-      let st: fs.Stats;
-      try {
-        st = fs.lstatSync(file);
-      } catch {
-        continue; // deleted since readdir
-      }
+      if (!lstatInto(file, st) || !st.isFile) continue; // deleted (or replaced) since readdir
       if (kind === 'package' && unchanged?.(file, st.mtimeMs, st.size)) continue;
       const walked: WalkedFile = { file, mount: mount.alias, mountDir: mount.dir, virtualPath: `${vdir}/${name}`, kind, mtimeMs: st.mtimeMs, size: st.size };
       if (kind === 'text') {
