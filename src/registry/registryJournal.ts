@@ -6,7 +6,7 @@
  * grown past a fraction of it (AssetRegistry decides), and loading folds the journal in.
  *
  * Frame (little-endian):
- *   u32 magic `LADJ`, u32 payload length, payload, u64 xxh64 of the payload
+ *   u32 magic `LADJ`, u32 payload length, payload, u64 checksum of the payload (registryCache.ts `checksum`)
  *   payload: u32 length of the upserts, the upserts as one registry cache image
  *            (encodeRegistryCache: its own header, tables and checksum), or 0 and nothing;
  *            u32 deleteCount, per delete u16 length + UTF-8 absolute file path
@@ -23,8 +23,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { xxh64 } from '../util/hash.js';
-import { decodeRegistryCache, encodeRegistryCache, type CacheEntry, type CacheRecord } from './registryCache.js';
+import { checksum, decodeRegistryCache, encodeRegistryCache, type CacheEntry, type CacheRecord } from './registryCache.js';
 
 export const JOURNAL_FILE_NAME = 'AssetRegistry.journal';
 const FRAME_MAGIC = 0x4a44414c; // 'LADJ'
@@ -53,7 +52,7 @@ export function encodeJournalFrame(upserts: readonly CacheRecord[], deletes: rea
     p = out.writeUInt16LE(b.byteLength, p);
     p += b.copy(out, p);
   }
-  out.writeBigUInt64LE(xxh64(out.subarray(FRAME_HEADER, FRAME_HEADER + payload)), p);
+  out.writeBigUInt64LE(checksum(out.subarray(FRAME_HEADER, FRAME_HEADER + payload)), p);
   return out;
 }
 
@@ -77,7 +76,7 @@ export function readJournal(bytes: Buffer, file: string): JournalRead {
     const end = at + FRAME_HEADER + payload;
     if (end + FRAME_TRAILER > bytes.byteLength) return stop('a frame cut short');
     const body = bytes.subarray(at + FRAME_HEADER, end);
-    if (xxh64(body) !== bytes.readBigUInt64LE(end)) return stop('a frame whose checksum does not match');
+    if (checksum(body) !== bytes.readBigUInt64LE(end)) return stop('a frame whose checksum does not match');
     let frame: JournalFrame;
     try {
       frame = decodeFrame(body, file);
