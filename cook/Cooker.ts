@@ -50,6 +50,7 @@ import {
 } from './cookAsset.js';
 import { CACHE_FILE_NAME, CookCache, type CacheCheck, type RecookReason } from './cookCache.js';
 import { CookPool, type WorkerSettings } from './pool/CookPool.js';
+import { HeldResults } from './heldResults.js';
 import { TEXTURE_CLASS } from './textureExport.js';
 import { TEXTURES_IN_FLIGHT } from './texture/index.js';
 import { readSweptMarker, registryFromMarker, removeStale, shippedFingerprints, SWEPT_MARKER_FILE, writeIfChanged, writeSweptMarker } from './cookedOutputs.js';
@@ -610,9 +611,11 @@ export class Cooker {
     // A shard cooks only its share of the packages; text assets are copied by the assembling cook.
     const split = opts.shard ? splitForShard(plan.packages, opts.shard, shardCostTable(config.projectDir, opts.shardCosts)) : undefined;
     const all: PlannedAsset[] = split ? split.mine : [...plan.packages, ...plan.textAssets];
-    // What each asset's cook left, held until the paks are written: slimmed as it is stored
-    // (a shard keeps everything: it publishes its cache hits from these).
-    const results: Map<string, AssetCookResult> = opts.shard ? new Map() : new HeldResults();
+    // What each asset's cook left, held until the paks are written: packed as it is stored
+    // (cook/heldResults.ts; a shard keeps whole results: it publishes its cache hits from these).
+    const shardResults = opts.shard ? new Map<string, AssetCookResult>() : undefined;
+    const held = shardResults ? undefined : new HeldResults(all, config.cookedDir);
+    const results: ResultStore = shardResults ?? held!;
     const summary: CookSummary = {
       ok: true,
       interrupted: false,
@@ -707,7 +710,7 @@ export class Cooker {
     }
     // A shard's whole share must reach the store, what the local cache already had too (a cache
     // entry is never an RGBA8 fallback: those are not cached).
-    if (opts.shard) for (const [guid, res] of results) if (res.status === 'cached') this.offer(this.registry.get(guid)!, res);
+    if (shardResults) for (const [guid, res] of shardResults) if (res.status === 'cached') this.offer(this.registry.get(guid)!, res);
     await this.flushStore();
     this.storeProblems = undefined;
     summary.phases.cook = Math.round(performance.now() - cookStart);
@@ -734,7 +737,7 @@ export class Cooker {
     }
 
     // ---- shaders: every permutation the shipped materials need ----
-    const shipped = all.filter((a) => results.get(a.record.guid)?.output !== undefined);
+    const shipped = all.filter((a) => (held ? held.hasOutput(a.record.guid) : results.get(a.record.guid)?.output !== undefined));
     const shaderRes = await this.cookShaders(
       shipped.filter((a) => a.record.kind === 'package'),
       plan.chunks,
@@ -820,7 +823,7 @@ export class Cooker {
         return res;
       };
       summary.paks = await writeChunkPaks({ config, plan: shippedPlan(plan, shipped), results, registryBytes: registryBytes!, shaderBytes: shaderRes.chunkBytes, cache: this.cache, bus, recook });
-      for (const r of results.values()) r.bytes = undefined;
+      held?.dropBytes();
       summary.phases.paks = Math.round(performance.now() - pakStart);
       bus.emit({ type: 'END', phase: 'pak', ms: summary.phases.paks, ok: true });
       if (opts.release !== undefined) summary.releaseManifest = await shipRelease(config, opts.release, summary.paks, registryBytes!, shaderRes.allBytes);
@@ -908,17 +911,13 @@ function tally(s: CookSummary, r: AssetCookResult): void {
   s.bytesOut += r.bytesOut;
 }
 
-/**
- * The results a full cook holds until its paks are written, each stored without what the paks and
- * the reports never read (its cache entry, cook key and warnings: ~60% of a result's memory, ~0.3 GB
- * at a million assets).
- */
-class HeldResults extends Map<string, AssetCookResult> {
-  override set(guid: string, r: AssetCookResult): this {
-    if (r.entry === undefined && r.key === undefined && r.warnings === undefined) return super.set(guid, r);
-    const { entry: _e, key: _k, warnings: _w, ...held } = r;
-    return super.set(guid, held);
-  }
+/** Where a full cook keeps each asset's result until its paks and reports are written. */
+interface ResultStore {
+  get(guid: string): AssetCookResult | undefined;
+  set(guid: string, r: AssetCookResult): unknown;
+  has(guid: string): boolean;
+  readonly size: number;
+  clear(): void;
 }
 
 function report(a: PlannedAsset, r: AssetCookResult): AssetReport {

@@ -43,7 +43,8 @@ export interface PakOutput {
 export interface ChunkPakInput {
   config: ProjectConfig;
   plan: CookPlan;
-  results: ReadonlyMap<string, AssetCookResult>;
+  /** Each shipped asset's result by GUID (a full cook's are packed: `get` may build a new object each call). */
+  results: Pick<ReadonlyMap<string, AssetCookResult>, 'get'>;
   registryBytes: Uint8Array;
   /** `/ShaderCache.bin` of each chunk (FORMAT.md: the permutations of its materials; Main's also the global ones). */
   shaderBytes: ReadonlyMap<string, Uint8Array>;

@@ -1,0 +1,54 @@
+/**
+ * The full cook's packed per-asset results: every result comes back as it was stored (minus the
+ * cache entry, key and warnings, which are not held), whatever form its identity and output take.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AssetCookResult } from '../../cook/cookAsset.js';
+import { HeldResults } from '../../cook/heldResults.js';
+import { LuminaError } from '../../src/errors.js';
+
+const cookedDir = path.resolve('/tmp/project/Saved/Cooked');
+const g = (n: number) => n.toString(16).padStart(32, '0');
+const assets = [1, 2, 3, 4, 5].map((n) => ({ record: { guid: g(n), virtualPath: `/Game/A/Asset${n}.lasset` } }));
+const usual = (n: number) => path.join(cookedDir, 'Game', 'A', `Asset${n}.lasset`);
+const base = { bytesIn: 1234, bytesOut: 567, strippedExports: 2, nulledRefs: 1, ms: 3.25 };
+
+describe('HeldResults', () => {
+  it('gives back each result as stored: packed identities and paths, and the forms that are not', () => {
+    const held = new HeldResults(assets, cookedDir);
+    const cached: AssetCookResult = { ...base, status: 'cached', output: usual(1), identity: '00ab00cd12345678:4096:567', cookedXxh64: 'ffffffff00000001', ms: 0.0123 };
+    const verbatim: AssetCookResult = { ...base, status: 'verbatim', reason: 'content', error: new LuminaError({ code: 'PACKAGE_INVALID', message: 'bad', file: 'x' }), output: usual(2), identity: 'verbatim:0123456789abcdef:99' };
+    const fallback: AssetCookResult = { ...base, status: 'cooked', reason: 'new', output: '/elsewhere/Asset3.lasset', identity: 'fallback:0123456789abcdef:10:20', bytes: new Uint8Array([1, 2, 3]) };
+    const failed: AssetCookResult = { ...base, status: 'failed', reason: 'settings', error: new LuminaError({ code: 'COOK_FAILED', message: 'no', file: 'y' }), bytesOut: 0 };
+    // Leading zeros would not print back: kept as the string it was.
+    const zeros: AssetCookResult = { ...base, status: 'fetched', reason: 'output', output: usual(5), identity: '0000000000000000:007:1', cookedXxh64: 'not-hex' };
+    held.set(g(1), { ...cached, key: { key: 'k', parts: {} as never }, warnings: [] });
+    held.set(g(2), verbatim).set(g(3), fallback).set(g(4), failed).set(g(5), zeros);
+    expect(held.size).toBe(5);
+    expect(held.get(g(1))).toEqual(cached);
+    expect(held.get(g(2))).toEqual(verbatim);
+    expect(held.get(g(3))).toEqual(fallback);
+    expect(held.get(g(4))).toEqual(failed);
+    expect(held.get(g(5))).toEqual(zeros);
+    expect([1, 2, 3, 4, 5].map((n) => held.hasOutput(g(n)))).toEqual([true, true, true, false, true]);
+
+    held.dropBytes();
+    expect(held.get(g(3))!.bytes).toBeUndefined();
+    // Set again: replaced, not counted twice, nothing of the old result left (asset 1's path is unusual for asset 3).
+    held.set(g(3), cached);
+    expect(held.size).toBe(5);
+    expect(held.get(g(3))).toEqual(cached);
+    held.clear();
+    expect(held.size).toBe(0);
+    expect(held.has(g(1))).toBe(false);
+    expect(held.get(g(1))).toBeUndefined();
+  });
+
+  it('has no slot for an asset outside the cook', () => {
+    const held = new HeldResults(assets, cookedDir);
+    expect(held.has(g(9))).toBe(false);
+    expect(held.get(g(9))).toBeUndefined();
+    expect(() => held.set(g(9), { ...base, status: 'cached' })).toThrow(/not an asset of this cook/);
+  });
+});
