@@ -31,6 +31,7 @@ import { Vfs } from '../vfs/Vfs.js';
 import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
 import { CACHE_FILE_NAME, decodeRegistryCache, encodeRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
+import { EntryTable } from './entryTable.js';
 import { encodeJournalFrame, JOURNAL_FILE_NAME, readJournal } from './registryJournal.js';
 import type { AssetDependency, AssetRecord, ScanProblem, ScanResult } from './types.js';
 import { assetKindOf, PACKAGE_EXT, SIDECAR_EXT, statOrNull, walkMount, type FileStat, type WalkedFile } from './walkMount.js';
@@ -133,7 +134,7 @@ export class AssetRegistry {
   private readonly listeners = new Set<RegistryListener>();
 
   /** Cache: every file read, by absolute path, including files no mount shows now. */
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new EntryTable<Entry>();
   /** GUID -> the asset. */
   private readonly winners = new Map<string, Entry>();
   /** GUIDs claimed by more than one live file: every claimant, sorted by file; [0] is the winner. */
@@ -332,7 +333,7 @@ export class AssetRegistry {
     }
     if (bytes) {
       try {
-        for (const e of decodeRegistryCache(bytes, this.cacheFile)) this.entries.set(e.file, e);
+        decodeRegistryCache(bytes, this.cacheFile, (dir, name, e) => this.entries.setIn(dir, name, e));
         this.cacheStatus = 'loaded';
         this.needsSnapshot = false;
       } catch (e) {
@@ -491,15 +492,22 @@ export class AssetRegistry {
     const gen = ++this.gen;
     const walked: WalkedFile[] = [];
     const batch: Batch = { upserts: [], removals: [] };
+    let lastDir: string | undefined;
+    let inDir: ReadonlyMap<string, Entry> | undefined;
     for (const m of this.content) {
       walkMount(m.dir, m, m.alias, {
         skipDirs: this.otherMountDirs(m.dir),
         onFile: (f) => walked.push(f),
         onProblem: (p) => this.warn(result.problems, this.problemOf(p.error, p.file)),
         // The common case of a warm scan, settled during the walk: the same as process()'s
-        // stat match for a package, without a WalkedFile per unchanged file.
-        unchanged: (file, mtimeMs, size) => {
-          const e = this.entries.get(file);
+        // stat match for a package, without a WalkedFile per unchanged file. The folder's
+        // entries are looked up once per folder, then each file by name.
+        unchanged: (dir, name, mtimeMs, size) => {
+          if (dir !== lastDir) {
+            lastDir = dir;
+            inDir = this.entries.folder(dir);
+          }
+          const e = inDir?.get(name);
           if (e === undefined || e.mtimeMs !== mtimeMs || e.size !== size || e.mount !== m.alias || e.mountDir !== m.dir) return false;
           this.keep(e, gen, batch);
           result.cached++;
@@ -572,8 +580,8 @@ export class AssetRegistry {
     const batch = await this.process([...files.values()], result, gen);
     if (gone.length > 0 || walkedDirs.length > 0) {
       const under = (file: string, dirs: string[]) => dirs.some((d) => file === d || file.startsWith(d + path.sep));
-      for (const [file, e] of this.entries) {
-        if (under(file, gone) || (e.gen !== gen && under(file, walkedDirs))) this.dropEntry(file, e, batch, result);
+      for (const e of this.entries.values()) {
+        if (under(e.file, gone) || (e.gen !== gen && under(e.file, walkedDirs))) this.dropEntry(e.file, e, batch, result);
       }
     }
     return this.finish(batch, result, false, t0, wantChange);

@@ -183,8 +183,11 @@ export function encodeRegistryCache(entries: Iterable<CacheRecord>): Buffer {
 /**
  * Parse and check a cache file's bytes. Every count, index and length is validated here, so a
  * thaw later never meets a bad byte. Throws CACHE_INVALID (naming `file`) on any mismatch.
+ * `onEntry` also gets each entry's folder and file name apart (the registry's EntryTable keys on
+ * them): rows are sorted by path, so a folder's rows come in a run and share one folder string,
+ * and an entry's `file` is that folder's `dir + sep` joined to its name.
  */
-export function decodeRegistryCache(bytes: Buffer, file: string): CacheEntry[] {
+export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir: string, name: string, e: CacheEntry) => void): CacheEntry[] {
   const bad = (why: string, offset?: number) => errors.cacheInvalid(file, why, offset);
   if (bytes.byteLength < HEADER + 8) throw bad(`${bytes.byteLength} bytes is shorter than the header and checksum`);
   if (bytes.readUInt32LE(0) !== MAGIC) throw bad('not an asset registry cache (bad magic)', 0);
@@ -233,10 +236,34 @@ export function decodeRegistryCache(bytes: Buffer, file: string): CacheEntry[] {
   const entryCount = u32();
   const out = new Array<CacheEntry>(entryCount);
   const sep = path.sep;
+  // The folder of the previous row: its mount, where its bytes were, and its strings.
+  let prevMount = -1;
+  let prevDirAt = 0;
+  let prevDirLength = -1;
+  let dir = '';
+  let dirSep = '';
   for (let i = 0; i < entryCount; i++) {
     const at = p;
-    const m = mounts[index(u32(), mountCount, 'mount')];
-    const rel = str();
+    const mountIndex = index(u32(), mountCount, 'mount');
+    const m = mounts[mountIndex];
+    need(2);
+    const relLength = bytes.readUInt16LE(p);
+    p += 2;
+    need(relLength);
+    const relAt = p;
+    const relEnd = p + relLength;
+    p = relEnd;
+    let slash = relEnd - 1;
+    while (slash >= relAt && bytes[slash] !== 0x2f) slash--;
+    const dirLength = slash >= relAt ? slash - relAt : -1;
+    if (mountIndex !== prevMount || dirLength !== prevDirLength || !sameBytes(bytes, relAt, prevDirAt, dirLength)) {
+      dir = dirLength < 0 ? m.dir : m.dir + sep + toDisk(bytes.toString('utf8', relAt, slash), sep);
+      dirSep = dir + sep;
+      prevMount = mountIndex;
+      prevDirAt = relAt;
+      prevDirLength = dirLength;
+    }
+    const name = bytes.toString('utf8', slash + 1, relEnd);
     need(8 + 8 + 8 + 4 + 4 + 4 + 1);
     const mtimeMs = bytes.readDoubleLE(p);
     const size = bytes.readDoubleLE(p + 8);
@@ -255,8 +282,8 @@ export function decodeRegistryCache(bytes: Buffer, file: string): CacheEntry[] {
     const depCount = u32();
     need(depCount * 4);
     for (let d = 0; d < depCount; d++) index(u32() & 0x7fffffff, guidCount, 'dependency');
-    out[i] = {
-      file: m.dir + sep + (sep === '/' ? rel : rel.split('/').join(sep)),
+    const e: CacheEntry = {
+      file: dirSep + name,
       guid,
       mount: m.alias,
       mountDir: m.dir,
@@ -270,9 +297,22 @@ export function decodeRegistryCache(bytes: Buffer, file: string): CacheEntry[] {
       gen: 0,
       live: false,
     };
+    out[i] = e;
+    onEntry?.(dir, name, e);
   }
   if (p !== end) throw bad(`${end - p} unexplained bytes after the last entry`, p);
   return out;
+}
+
+/** Whether the `length` bytes at `a` and at `b` are the same (a negative length: both absent). */
+function sameBytes(bytes: Buffer, a: number, b: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (bytes[a + k] !== bytes[b + k]) return false;
+  return true;
+}
+
+/** A `/`-separated relative path as the disk spells it. */
+function toDisk(rel: string, sep: string): string {
+  return sep === '/' ? rel : rel.split('/').join(sep);
 }
 
 /** The entry's full record: decoded from the cache bytes on first call (already validated), then kept. */

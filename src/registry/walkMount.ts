@@ -88,11 +88,12 @@ export function walkMount(
     onFile: (f: WalkedFile) => void;
     onProblem: (p: WalkProblem) => void;
     /**
-     * Asked first for each package file with its stat: true means the caller has dealt with it
+     * Asked first for each package file (its folder, as the same string for every file of the
+     * folder, and its name) with its stat: true means the caller has dealt with it
      * (its cache entry matches) and no WalkedFile is built. A warm no-op scan answers true for
      * every file, so it allocates no object or virtual path per unchanged file.
      */
-    unchanged?: (file: string, mtimeMs: number, size: number) => boolean;
+    unchanged?: (dir: string, name: string, mtimeMs: number, size: number) => boolean;
   },
 ): void {
   const unchanged = opts.unchanged;
@@ -121,7 +122,7 @@ export function walkMount(
       if (kind === null) continue;
       const file = abs + path.sep + name;
       if (!lstatInto(file, st) || !st.isFile) continue; // deleted (or replaced) since readdir
-      if (kind === 'package' && unchanged?.(file, st.mtimeMs, st.size)) continue;
+      if (kind === 'package' && unchanged?.(abs, name, st.mtimeMs, st.size)) continue;
       const walked: WalkedFile = { file, mount: mount.alias, mountDir: mount.dir, virtualPath: `${vdir}/${name}`, kind, mtimeMs: st.mtimeMs, size: st.size };
       if (kind === 'text') {
         names ??= new Set(entries.map((x) => x.name));

@@ -1,0 +1,65 @@
+/**
+ * The registry's cache entries by absolute file, held as folder -> name -> entry.
+ *
+ * Why two levels: a warm scan looks up every walked file. With one Map keyed by the absolute
+ * path, each lookup hashed a new ~60-character string (`folder + sep + name`, built per file) and
+ * probed a table of every file in the project; at 50k files that was the biggest piece of the
+ * scan's JavaScript after lstat. Here the walk looks its folder up once (`folder`) and then
+ * each name in that folder's small map, and the cache load inserts a whole folder's rows under
+ * one shared folder string. Measured alone (50k names in 500 folders, load ~20): build 347-487 ms
+ * -> 70 ms, lookups 388-845 ms -> 32 ms.
+ */
+import path from 'node:path';
+
+export class EntryTable<E> {
+  private readonly folders = new Map<string, Map<string, E>>();
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** The entries of one folder by file name (the folder exactly as the files' paths spell it). */
+  folder(dir: string): ReadonlyMap<string, E> | undefined {
+    return this.folders.get(dir);
+  }
+
+  get(file: string): E | undefined {
+    const i = file.lastIndexOf(path.sep);
+    return this.folders.get(file.slice(0, i))?.get(file.slice(i + 1));
+  }
+
+  set(file: string, e: E): void {
+    const i = file.lastIndexOf(path.sep);
+    this.setIn(file.slice(0, i), file.slice(i + 1), e);
+  }
+
+  /** `set` for a caller that already has the folder and the name apart (the cache load). */
+  setIn(dir: string, name: string, e: E): void {
+    let names = this.folders.get(dir);
+    if (names === undefined) this.folders.set(dir, (names = new Map()));
+    const before = names.size;
+    names.set(name, e);
+    this.count += names.size - before;
+  }
+
+  delete(file: string): boolean {
+    const i = file.lastIndexOf(path.sep);
+    const dir = file.slice(0, i);
+    const names = this.folders.get(dir);
+    if (names === undefined || !names.delete(file.slice(i + 1))) return false;
+    this.count--;
+    if (names.size === 0) this.folders.delete(dir);
+    return true;
+  }
+
+  clear(): void {
+    this.folders.clear();
+    this.count = 0;
+  }
+
+  /** Every entry, folder by folder. Deleting the entry being visited is safe (Map iteration). */
+  *values(): IterableIterator<E> {
+    for (const names of this.folders.values()) yield* names.values();
+  }
+}
