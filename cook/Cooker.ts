@@ -65,6 +65,7 @@ import { RemoteShaderCache } from './remote/RemoteShaderCache.js';
 import { COST_TABLE_FILE, encodeCostTable, shardCostTable, splitForShard, type ShardSplit } from './remote/costTable.js';
 import { selectShare, type ShardSpec } from './remote/shardPlan.js';
 import { cookShaders, type ShaderCookResult } from './shaders/cookShaders.js';
+import { knownEntry, MATERIAL_CLASS, type PackageMaterials } from './shaders/materials.js';
 import { ShaderRegistry } from '../src/registry/ShaderRegistry.js';
 import { decodeShaderCache, describePermutation, SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import { shipRelease } from './writeRelease.js';
@@ -236,6 +237,8 @@ export class Cooker {
   private pool: CookPool | undefined;
   /** Tests only: passed to the pool (a worker exits on a file ending with this). */
   workerExitOn: string | undefined;
+  /** Shader materials of the packages cooked since the last shader cook, from the cook's own parse (the shader cook then reads none of them). */
+  private readonly materialsSeen = new Map<string, PackageMaterials | string>();
 
   /** Cook worker threads started so far (replacements of workers that died too). */
   get workersStarted(): number {
@@ -358,6 +361,10 @@ export class Cooker {
     let res: AssetCookResult | undefined;
     if (!check.hit && this.store) res = await this.fetchFromStore(record, check.reason);
     res ??= record.kind === 'package' ? await this.cookPackage(record, check) : await cookTextAsset(record, this.ctx, check);
+    if (res.materials) {
+      this.materialsSeen.set(record.guid, knownEntry(res.materials));
+      delete res.materials;
+    }
     if (res.bytes !== undefined) {
       if (res.bytes.byteLength <= this.outputBytesBudget) this.outputBytesBudget -= res.bytes.byteLength;
       else res.bytes = undefined;
@@ -416,7 +423,7 @@ export class Cooker {
     const output = cookedPathFor(this.config.cookedDir, record);
     // The worker writes into Saved/Cooked: the swept marker goes first (cookedOutputs.ts).
     beforeCookedWrite(output);
-    const r = await this.pool.cook(record.file, output, record.size);
+    const r = await this.pool.cook(record.file, output, record.size, record.packagePath);
     // A package holding a texture its class did not announce: cooked here after all.
     if ('needsMain' in r) return cookPackageAsset(record, this.ctx, check);
     return commitPackageOutcome(record, this.ctx, check.reason, r.outcome, t0, r.written);
@@ -503,9 +510,11 @@ export class Cooker {
     const before = this.storeProblems;
     this.storeProblems = problems ?? before;
     try {
-      return await cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune, remote, share, log: this.log, report: (e) => this.report(e, 'error', problems) });
+      return await cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune, remote, share, log: this.log, report: (e) => this.report(e, 'error', problems), knownMaterials: this.materialsSeen });
     } finally {
       this.storeProblems = before;
+      // Taken into the materials cache (ShaderMaterials.json) by that scan.
+      this.materialsSeen.clear();
     }
   }
 
@@ -516,7 +525,10 @@ export class Cooker {
   private async warmShaderCache(packages: ReadonlyArray<{ record: AssetRecord; chunk: string }>, chunks: readonly string[], signal?: AbortSignal): Promise<string[]> {
     try {
       this.shaders.scan();
-      return (await cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune: false, log: silentLogger, report: () => {}, signal })).compiledList;
+      // Only the materials' own packages are read here, beside the cook (the cook workers return
+      // the rest); a material export in a package of another class is compiled after the cook.
+      const early = { knownMaterials: this.materialsSeen, materialClassOnly: true };
+      return (await cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune: false, log: silentLogger, report: () => {}, signal, ...early })).compiledList;
     } catch {
       // The shader cook after the assets meets the same problem and reports it.
       return [];
@@ -651,9 +663,16 @@ export class Cooker {
     // Shader compiles are child processes that mostly wait: start them from the plan while the
     // assets cook, so the shader cook after the assets (over what actually ships, reporting its
     // problems) finds them in the shader cache. A package that then fails only warmed that cache.
+    // The material packages cook first and the compiles start when they are done: the workers
+    // return each package's materials, so this thread reads none of them (materialsSeen).
     let warmCompiled: string[] = [];
+    let warmShaders: Promise<string[]> | undefined;
     // Not with a store: the shader cook after the assets may fetch from it what this would compile.
-    const warmShaders = opts.shard || this.store ? undefined : this.warmShaderCache(plan.packages, plan.chunks, opts.signal);
+    const startWarm = () => {
+      if (!opts.shard && !this.store && !opts.signal?.aborted) warmShaders ??= this.warmShaderCache(plan.packages, plan.chunks, opts.signal);
+    };
+    const isMaterial = (a: PlannedAsset) => a.record.className === MATERIAL_CLASS;
+    let materialsLeft = 0;
     const queue = new PQueue({ concurrency: config.cook.concurrency || AUTO_ASSETS_IN_FLIGHT });
     // Textures for basisu cook on this thread and mostly wait for the encoder's batches: they get
     // their own, larger cap, so the batches are large and the packages on the workers keep going.
@@ -670,7 +689,7 @@ export class Cooker {
       // resolve as microtasks), so signals, timers and sockets would wait for the whole cook:
       // give the loop a turn every ~20 ms.
       let turn = performance.now();
-      for (const a of all) {
+      for (const a of [...all.filter(isMaterial), ...all.filter((x) => !isMaterial(x))]) {
         // The pass over cache hits is synchronous: it gives the loop its turns too (a daemon's
         // server, Ctrl-C), so a million-asset no-op does not hold them for seconds.
         if (performance.now() - turn > 20) {
@@ -685,17 +704,24 @@ export class Cooker {
           tally(summary, hit);
           continue;
         }
+        const material = isMaterial(a);
+        if (material) materialsLeft++;
         void (onMain(a.record) ? textureQueue : queue).add(async () => {
-          if (performance.now() - turn > 20) {
-            await new Promise((r) => setImmediate(r));
-            turn = performance.now();
-            if (opts.signal?.aborted) return;
+          try {
+            if (performance.now() - turn > 20) {
+              await new Promise((r) => setImmediate(r));
+              turn = performance.now();
+              if (opts.signal?.aborted) return;
+            }
+            const res = await this.cookAsset(a.record, problems, hit);
+            results.set(a.record.guid, res);
+            tally(summary, res);
+          } finally {
+            if (material && --materialsLeft === 0) startWarm();
           }
-          const res = await this.cookAsset(a.record, problems, hit);
-          results.set(a.record.guid, res);
-          tally(summary, res);
         });
       }
+      if (materialsLeft === 0) startWarm();
       await Promise.all([queue.onIdle(), textureQueue.onIdle()]);
     } finally {
       opts.signal?.removeEventListener('abort', stop);

@@ -19,6 +19,7 @@ import type { ProjectConfig, TextureConfig } from '../config/index.js';
 import type { CacheCheck, CacheEntry, CookCache, RecookReason } from './cookCache.js';
 import { cookKeyFor, settingsHashes, type CookKey, type CookSettingsHashes } from './cookKey.js';
 import { asCookError, cookPackageSource, type PackageCookOutcome } from './cookPackageSource.js';
+import type { PackageMaterials } from './shaders/materials.js';
 import { TEXTURE_CLASS } from './textureExport.js';
 import { ClassSchemas } from '../src/schemas/classSchemas.js';
 import { loadSchemas } from '../src/schemas/loadSchemas.js';
@@ -54,6 +55,8 @@ export interface AssetCookResult {
   nulledRefs: number;
   /** Wall time spent on this asset, ms. */
   ms: number;
+  /** A package cooked from its source: its shader materials from the same parse (the Cooker hands them to the shader cook). */
+  materials?: PackageMaterials;
 }
 
 export interface AssetCookContext {
@@ -273,7 +276,7 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
     ctx.cache.delete(record.guid);
     return { status: 'failed', reason: check.reason, error: asCookError(e, record.file), bytesIn: 0, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
   }
-  return commitPackageOutcome(record, ctx, check.reason, await cookPackageSource(source, record.file, ctx), t0);
+  return commitPackageOutcome(record, ctx, check.reason, await cookPackageSource(source, record.file, ctx, record.packagePath), t0);
 }
 
 /**
@@ -283,10 +286,11 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
  */
 export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, o: PackageCookOutcome, t0: number, written?: WrittenOutput): AssetCookResult {
   const output = cookedPathFor(ctx.cookedDir, record);
+  const materials = o.materials ? { materials: o.materials } : {};
   // The output is overwritten in place below: its old entry goes first (see cookCache.ts).
   ctx.cache.delete(record.guid);
   const fail = (error: LuminaError): AssetCookResult => {
-    return { status: 'failed', reason, error, bytesIn: o.sourceSize, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
+    return { status: 'failed', reason, error, bytesIn: o.sourceSize, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0, ...materials };
   };
   if (o.status === 'failed' || !o.lckd) return fail(new LuminaError(o.error ?? { code: 'COOK_FAILED', message: 'cooking failed', file: record.file }));
   const lckd = o.lckd;
@@ -300,7 +304,7 @@ export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext,
   const out = { cookedXxh64: file.cookedXxh64, bytes: lckd };
   if (o.status === 'verbatim') {
     // Not cached: the next cook tries again, so a fixed tool or setting takes effect.
-    return { status: 'verbatim', reason, error: new LuminaError(o.error!), output, identity: `verbatim:${o.contentHash}:${lckd.byteLength}`, ...out, bytesIn: o.sourceSize, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
+    return { status: 'verbatim', reason, error: new LuminaError(o.error!), output, identity: `verbatim:${o.contentHash}:${lckd.byteLength}`, ...out, bytesIn: o.sourceSize, bytesOut: lckd.byteLength, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0, ...materials };
   }
   for (const w of o.warnings) ctx.onWarning?.(w);
   if (o.fallbacks.length) {
@@ -309,7 +313,7 @@ export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext,
     for (const f of o.fallbacks) ctx.onTextureFallback?.(f.file, f.reason);
     const warnings = o.fallbacks.map((f): LuminaLog => ({ code: 'TEXTURE_INVALID', message: `stored as RGBA8: ${f.reason}`, file: f.file }));
     const identity = `fallback:${o.rawXxh64}:${o.rawSize}:${lckd.byteLength}`;
-    return { status: 'cooked', reason, output, identity, ...out, warnings, bytesIn: o.sourceSize, bytesOut: lckd.byteLength, strippedExports: o.strippedExports, nulledRefs: o.nulledRefs, ms: performance.now() - t0 };
+    return { status: 'cooked', reason, output, identity, ...out, warnings, bytesIn: o.sourceSize, bytesOut: lckd.byteLength, strippedExports: o.strippedExports, nulledRefs: o.nulledRefs, ms: performance.now() - t0, ...materials };
   }
   const key = keyForRecord(record, ctx, o.texture, o.contentHash, o.classes);
   const ms = performance.now() - t0;
@@ -338,6 +342,7 @@ export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext,
     strippedExports: o.strippedExports,
     nulledRefs: o.nulledRefs,
     ms,
+    ...materials,
   };
 }
 

@@ -11,6 +11,7 @@ import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/
 import { hashHex, xxh64 } from '../src/util/hash.js';
 import type { TextureConfig } from '../config/index.js';
 import type { ClassSchemas } from '../src/schemas/classSchemas.js';
+import { materialsOfPackage, type PackageMaterials } from './shaders/materials.js';
 import { cookPackageBytes } from './stripPackage.js';
 import { TEXTURE_CLASS, textureTransform } from './textureExport.js';
 
@@ -50,6 +51,11 @@ export interface PackageCookOutcome {
   warnings: LuminaLog[];
   /** Textures stored as RGBA8 because basisu could not run: the output must not be cached. */
   fallbacks: Array<{ file: string; reason: string }>;
+  /**
+   * The package's shader materials, from the same parse (when its package path was given), so the
+   * shader cook does not read the file again; none when it could not be parsed.
+   */
+  materials?: PackageMaterials;
   /** Why it failed (failed), or why it shipped verbatim. */
   error?: LuminaLog;
 }
@@ -67,11 +73,22 @@ export function asCookError(e: unknown, file: string): LuminaError {
  * content: a failure is `status: 'failed'` with the error, or `verbatim` under onCookFailure
  * "verbatim". Requires `initHash()`.
  */
-export async function cookPackageSource(source: Uint8Array, file: string, s: PackageCookSettings): Promise<PackageCookOutcome> {
+export async function cookPackageSource(source: Uint8Array, file: string, s: PackageCookSettings, packagePath?: string): Promise<PackageCookOutcome> {
   const contentHash = hashHex(xxh64(source));
-  const base = { contentHash, sourceSize: source.byteLength, rawSize: 0, strippedExports: 0, nulledRefs: 0, texture: false, warnings: [] as LuminaLog[], fallbacks: [] as Array<{ file: string; reason: string }> };
+  const base: Omit<PackageCookOutcome, 'status'> = {
+    contentHash,
+    sourceSize: source.byteLength,
+    rawSize: 0,
+    strippedExports: 0,
+    nulledRefs: 0,
+    texture: false,
+    warnings: [],
+    fallbacks: [],
+    ...(packagePath !== undefined ? { materials: { hash: contentHash, materials: [] } } : {}),
+  };
   try {
     const pkg = parsePackage(source, file);
+    if (packagePath !== undefined) base.materials = materialsOfPackage(pkg, packagePath, contentHash);
     // A texture that fell back to RGBA8 is not what its settings ask for: it ships, but is never
     // cached (nor published) under the key of the real encoding, so the next cook tries again.
     const transform = textureTransform({

@@ -43,6 +43,7 @@ export interface CookPoolOptions {
 interface Job {
   file: string;
   output: string;
+  packagePath: string | undefined;
   size: number;
   resolve: (r: JobResult) => void;
   /** Already retried alone after a worker died in its batch. */
@@ -88,12 +89,13 @@ export class CookPool {
 
   /**
    * Cook one package file on a worker, which writes its LCKD to `output` (see writeOutput); never
-   * rejects (a failure is an outcome).
+   * rejects (a failure is an outcome). With `packagePath`, the outcome carries the package's
+   * shader materials.
    */
-  cook(file: string, output: string, sizeHint = 0): Promise<JobResult> {
+  cook(file: string, output: string, sizeHint = 0, packagePath?: string): Promise<JobResult> {
     if (this.closed) return Promise.resolve({ outcome: stopped(file, 'the cook pool is closed') });
     return new Promise<JobResult>((resolve) => {
-      this.queue.push({ file, output, size: sizeHint, resolve });
+      this.queue.push({ file, output, packagePath, size: sizeHint, resolve });
       this.schedule();
     });
   }
@@ -146,7 +148,7 @@ export class CookPool {
       const batch: Batch = { id: this.nextId++, jobs };
       slot.batches.push(batch);
       if (slot.batches.length === 1) slot.worker.ref();
-      const msg: ToWorker = { type: 'batch', id: batch.id, jobs: jobs.map((j) => ({ file: j.file, output: j.output })) };
+      const msg: ToWorker = { type: 'batch', id: batch.id, jobs: jobs.map((j) => (j.packagePath === undefined ? { file: j.file, output: j.output } : { file: j.file, output: j.output, packagePath: j.packagePath })) };
       slot.worker.postMessage(msg);
     }
   }

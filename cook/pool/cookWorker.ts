@@ -46,7 +46,7 @@ function failed(file: string, e: unknown, sourceSize = 0): PackageCookOutcome {
   return { status: 'failed', contentHash: '', sourceSize, rawSize: 0, strippedExports: 0, nulledRefs: 0, texture: false, warnings: [], fallbacks: [], error: asCookError(e, file).toLog() };
 }
 
-async function cookFile({ file, output }: WorkerJob): Promise<JobResult> {
+async function cookFile({ file, output, packagePath }: WorkerJob): Promise<JobResult> {
   if (init.exitOn !== undefined && file.endsWith(init.exitOn)) process.exit(7);
   if (settings instanceof Error) return { outcome: failed(file, settings) };
   let source: Uint8Array;
@@ -57,7 +57,7 @@ async function cookFile({ file, output }: WorkerJob): Promise<JobResult> {
   }
   let outcome: PackageCookOutcome;
   try {
-    outcome = await cookPackageSource(source, file, settings);
+    outcome = await cookPackageSource(source, file, settings, packagePath);
   } catch (e) {
     if (e instanceof NeedsMainThread) return { needsMain: true };
     return { outcome: failed(file, e, source.byteLength) };

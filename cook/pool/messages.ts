@@ -24,6 +24,8 @@ export interface WorkerInit {
 export interface WorkerJob {
   file: string;
   output: string;
+  /** Its package path: the worker then returns its shader materials with the outcome. */
+  packagePath?: string;
 }
 
 export type ToWorker = { type: 'settings'; settings: WorkerSettings } | { type: 'batch'; id: number; jobs: WorkerJob[] };

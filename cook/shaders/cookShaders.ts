@@ -33,7 +33,7 @@ import type { AssetRecord } from '../../src/registry/types.js';
 import { hashString, initHash } from '../../src/util/hash.js';
 import { canonicalJson } from '../cookCache.js';
 import { checkDefine, compileShader, detectCompiler, SHADER_TOOLS_FILE, type ShaderCompiler } from './compiler.js';
-import { scanMaterials } from './materials.js';
+import { scanMaterials, type KnownMaterials } from './materials.js';
 import type { ShaderRemote, ShaderRemoteRequest } from './ShaderRemote.js';
 import { ShaderStore } from './ShaderStore.js';
 
@@ -64,6 +64,10 @@ export interface ShaderCookOptions {
    * share. Every permutation of the share is offered to `remote`, local cache hits too.
    */
   share?: (texts: readonly string[]) => ReadonlySet<string>;
+  /** Materials a cook already parsed (see scanMaterials' `known`): those packages are not read again. */
+  knownMaterials?: KnownMaterials;
+  /** Read only packages whose class is a material (see scanMaterials). */
+  materialClassOnly?: boolean;
 }
 
 export interface ShaderCookResult {
@@ -146,6 +150,7 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
   const scan = await scanMaterials(
     opts.packages.map((p) => p.record),
     config.intermediatesDir,
+    { known: opts.knownMaterials, materialClassOnly: opts.materialClassOnly },
   );
   // Only packages with materials ask for anything: sorting just those is the same order of asks.
   const sortedPackages = opts.packages.filter((p) => scan.byPackage.has(p.record.guid)).sort((a, b) => cmp(a.record.packagePath, b.record.packagePath));

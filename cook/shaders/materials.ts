@@ -5,7 +5,8 @@
  *
  * A package is read only when its content hash is not in `Intermediates/ShaderMaterials.json`
  * (the tables first; the whole file only when an export is a material), so a warm cook reads
- * nothing here. A package that cannot be parsed has no materials as far as this goes: the package
+ * nothing here, nor when a cook worker just parsed it (it returns the package's materials with
+ * its outcome: `known`), so a cold cook reads only what it did not cook. A package that cannot be parsed has no materials as far as this goes: the package
  * cook reports it, once. A material whose properties have the wrong types is an error naming the
  * package and the property.
  */
@@ -30,7 +31,9 @@ export interface MaterialShader {
   defines: string[];
 }
 
-interface PackageMaterials {
+/** One package's materials as the scan (and its cache) keeps them. */
+export interface PackageMaterials {
+  /** xxh64 (hex) of the package bytes they were read from. */
   hash: string;
   materials: MaterialShader[];
   /** A material property of the wrong type: reported each cook until the package is fixed. */
@@ -44,8 +47,33 @@ export interface MaterialScan {
   read: number;
 }
 
-/** The materials of `packages`, reading only what the cache does not know. */
-export async function scanMaterials(packages: readonly AssetRecord[], intermediatesDir: string): Promise<MaterialScan> {
+/**
+ * Materials known from a cook's own parse, by package GUID: a package with none (most) is just the
+ * hash of its bytes, which keeps a million-asset cook's map small.
+ */
+export type KnownMaterials = ReadonlyMap<string, PackageMaterials | string>;
+
+/** How a cook records a package's materials in a {@link KnownMaterials} map. */
+export function knownEntry(m: PackageMaterials): PackageMaterials | string {
+  return m.materials.length === 0 && !m.error ? m.hash : m;
+}
+
+export interface ScanMaterialsOptions {
+  /**
+   * Materials already known from the bytes a cook just parsed (by package GUID; a cook worker
+   * returns them with its outcome), taken when their hash is the record's: such a package is not
+   * read again here.
+   */
+  known?: KnownMaterials;
+  /**
+   * Read only packages whose primary class is a material (the cook's early scan, beside the
+   * cook: the rest come from the workers); packages neither cached nor known are left out.
+   */
+  materialClassOnly?: boolean;
+}
+
+/** The materials of `packages`, reading only what the cache (or `known`) does not know. */
+export async function scanMaterials(packages: readonly AssetRecord[], intermediatesDir: string, opts: ScanMaterialsOptions = {}): Promise<MaterialScan> {
   const file = path.join(intermediatesDir, MATERIALS_CACHE_FILE);
   const cache = loadCache(file);
   const next: Array<[string, PackageMaterials]> = [];
@@ -57,6 +85,17 @@ export async function scanMaterials(packages: readonly AssetRecord[], intermedia
     if (r.kind !== 'package') continue;
     let entry = cache.get(r.guid);
     if (!entry || entry.hash !== r.hash) {
+      const known = opts.known?.get(r.guid);
+      if (known === r.hash) {
+        dirty = true;
+        entry = { hash: known, materials: [] };
+      } else if (typeof known === 'object' && known.hash === r.hash) {
+        dirty = true;
+        entry = known;
+      }
+    }
+    if (!entry || entry.hash !== r.hash) {
+      if (opts.materialClassOnly && r.className !== MATERIAL_CLASS) continue;
       read++;
       dirty = true;
       entry = await readMaterials(r);
@@ -123,11 +162,27 @@ async function readMaterials(r: AssetRecord): Promise<PackageMaterials> {
       if (!tables.exports.some((e) => e.className === MATERIAL_CLASS)) return out;
       pkg = await readPackageFile(r.file);
     }
+    return materialsOfPackage(pkg, r.packagePath, r.hash);
+  } catch (e) {
+    if (!isLuminaError(e)) throw e;
+    // Unreadable package: its own cook reports it.
+  }
+  return out;
+}
+
+/**
+ * The materials of a parsed package (`hash`: of the bytes it was parsed from), exactly as the scan
+ * would read them: a cook worker calls this on the package it cooks, so the scan does not read
+ * the file again. A package that cannot be decoded has none (its own cook reports it).
+ */
+export function materialsOfPackage(pkg: LoadedPackage, packagePath: string, hash: string): PackageMaterials {
+  const out: PackageMaterials = { hash, materials: [] };
+  try {
     pkg.exports.forEach((e, i) => {
       if (e.className !== MATERIAL_CLASS || out.error) return;
-      const m = materialOf(decodeExport(pkg, i), `${r.packagePath}.${e.objectName}`);
+      const m = materialOf(decodeExport(pkg, i), `${packagePath}.${e.objectName}`);
       if ('message' in m) out.error = m;
-      else if (m.source !== undefined) out.materials.push({ objectPath: `${r.packagePath}.${e.objectName}`, source: m.source, defines: m.defines });
+      else if (m.source !== undefined) out.materials.push({ objectPath: `${packagePath}.${e.objectName}`, source: m.source, defines: m.defines });
     });
   } catch (e) {
     if (!isLuminaError(e)) throw e;

@@ -1,0 +1,96 @@
+/**
+ * The shader cook's material scan takes a cooked package's materials from the cook's own parse
+ * (the cook workers return them): a cold cook reads no package again for them, and what it records
+ * is exactly what reading the files gives.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Cooker } from '../../cook/Cooker.js';
+import { cookPackageSource } from '../../cook/cookPackageSource.js';
+import { MATERIALS_CACHE_FILE, scanMaterials, type KnownMaterials } from '../../cook/shaders/materials.js';
+import { ClassSchemas } from '../../src/schemas/classSchemas.js';
+import { initHash } from '../../src/util/hash.js';
+import { tempDir } from '../cook/helpers.js';
+import { hard } from '../../src/format/packageBuilder.js';
+import { CONFIG, GUIDS, material, writeShaderProject } from './fixtures.js';
+
+const g = (n: number) => n.toString(16).padStart(32, '0');
+/** A material whose ShaderSource has the wrong type: the scan records an error for it. */
+const BAD = {
+  exports: [{ guid: g(0x201), name: 'Bad', className: '/Script/Engine.CMaterial', properties: [{ name: 'ShaderSource', arrayIndex: 0, type: 'IntProperty', value: 3 }] }],
+};
+
+async function project(dir: string): Promise<string> {
+  return writeShaderProject(dir, {
+    'Content/Maps/Main.lasset': {
+      imports: [hard(GUIDS.rock), hard(GUIDS.plain), hard(GUIDS.blur), hard(g(0x301))],
+      exports: [{ guid: GUIDS.map, name: 'Main', className: '/Script/Engine.CWorld', properties: [] }],
+    },
+    // Two materials in one package whose primary class is not a material (a sub-object material).
+    'Content/Meshes/Crate.lasset': {
+      exports: [
+        { guid: g(0x301), name: 'Crate', className: '/Script/Engine.CStaticMesh', properties: [] },
+        ...material(g(0x302), 'CrateSkin', '/Game/Shaders/Lit.hlsl', ['USE_SHADOWS']).exports,
+      ],
+    },
+  } as never);
+}
+
+describe('materials from the cook', () => {
+  it('a cold cook records for every shipped package exactly what reading its file gives (sub-object materials too)', async () => {
+    await initHash();
+    const dir = await project(await tempDir());
+    const c = await Cooker.open({ projectDir: dir });
+    let shipped;
+    try {
+      const s = await c.cook();
+      expect(s.problems.filter((p) => p.severity === 'error')).toEqual([]);
+      shipped = c.plan().packages.map((p) => p.record);
+    } finally {
+      c.close();
+    }
+    const recorded = JSON.parse(fs.readFileSync(path.join(dir, 'Intermediates', MATERIALS_CACHE_FILE), 'utf8'));
+    // The same packages scanned from their files, into a fresh folder (nothing known, nothing cached).
+    const fresh = await tempDir();
+    const read = await scanMaterials(shipped, fresh);
+    expect(read.read).toBe(shipped.length);
+    expect(JSON.parse(fs.readFileSync(path.join(fresh, MATERIALS_CACHE_FILE), 'utf8'))).toEqual(recorded);
+    expect(Object.values(recorded.packages).some((p) => (p as { materials: Array<{ objectPath: string }> }).materials.some((m) => m.objectPath.endsWith('.CrateSkin')))).toBe(true);
+  });
+
+  it('a worker\'s outcome carries the materials the scan would read, errors too', async () => {
+    await initHash();
+    const dir = await writeShaderProject(await tempDir(), { 'Content/Materials/Bad.lasset': BAD } as never, CONFIG);
+    const settings = { editorOnlyClassPrefixes: [], compressionLevel: 6, textures: { encoder: 'rgba8' } as never, onCookFailure: 'fail' as const, schemas: ClassSchemas.empty };
+    for (const [name, pkgPath] of [['Rock', '/Game/Materials/Rock'], ['Bad', '/Game/Materials/Bad']]) {
+      const file = path.join(dir, 'Content', 'Materials', `${name}.lasset`);
+      const o = await cookPackageSource(fs.readFileSync(file), file, settings, pkgPath);
+      const record = { guid: g(1), kind: 'package', file, size: fs.statSync(file).size, hash: o.contentHash, packagePath: pkgPath, className: '/Script/Engine.CMaterial' } as never;
+      const read = await scanMaterials([record], await tempDir());
+      const fromCook = await scanMaterials([record], await tempDir(), { known: new Map([[g(1), o.materials!]]) });
+      expect(fromCook.read).toBe(0);
+      expect([...fromCook.byPackage.values()].map((v) => ({ materials: v.materials, error: v.error?.message }))).toEqual([...read.byPackage.values()].map((v) => ({ materials: v.materials, error: v.error?.message })));
+      expect(read.byPackage.size).toBe(1);
+    }
+  });
+
+  it('known materials are used only for the bytes they came from; the early scan reads only material packages', async () => {
+    await initHash();
+    const dir = await project(await tempDir());
+    const file = path.join(dir, 'Content', 'Meshes', 'Crate.lasset');
+    const rock = path.join(dir, 'Content', 'Materials', 'Rock.lasset');
+    const rec = (f: string, guid: string, hash: string, className: string) => ({ guid, kind: 'package', file: f, size: fs.statSync(f).size, hash, packagePath: '/Game/X', className }) as never;
+    const stale: KnownMaterials = new Map([[g(2), 'ffffffffffffffff']]);
+    const h = (await cookPackageSource(fs.readFileSync(file), file, { editorOnlyClassPrefixes: [], compressionLevel: 6, textures: { encoder: 'rgba8' } as never, onCookFailure: 'fail', schemas: ClassSchemas.empty })).contentHash;
+    // Another hash than the record's: read from the file.
+    const s1 = await scanMaterials([rec(file, g(2), h, '/Script/Engine.CStaticMesh')], await tempDir(), { known: stale });
+    expect(s1.read).toBe(1);
+    expect(s1.byPackage.get(g(2))?.materials.length).toBe(1);
+    // The early scan: the mesh is neither known nor a material: left out, unread; the material is read.
+    const rockHash = (await cookPackageSource(fs.readFileSync(rock), rock, { editorOnlyClassPrefixes: [], compressionLevel: 6, textures: { encoder: 'rgba8' } as never, onCookFailure: 'fail', schemas: ClassSchemas.empty })).contentHash;
+    const s2 = await scanMaterials([rec(file, g(2), h, '/Script/Engine.CStaticMesh'), rec(rock, g(3), rockHash, '/Script/Engine.CMaterial')], await tempDir(), { materialClassOnly: true });
+    expect(s2.read).toBe(1);
+    expect([...s2.byPackage.keys()]).toEqual([g(3)]);
+  });
+});
