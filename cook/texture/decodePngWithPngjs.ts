@@ -6,8 +6,8 @@
  * read differently from libpng stays on sharp: {@link pngDecoderFor} decides from the chunks.
  * The PngSuite test decodes every image both ways and requires identical bytes.
  */
+import { createRequire } from 'node:module';
 import { inflateSync } from 'node:zlib';
-import { PNG } from 'pngjs';
 
 export type PngDecoder = 'pngjs' | 'sharp';
 
@@ -84,6 +84,101 @@ export function pngDecoderFor(bytes: Uint8Array): PngDecoder {
   return 'pngjs';
 }
 
+/** The pieces of pngjs's synchronous reader (lib/parser-sync.js), to run them around one strict inflate. */
+interface PngMeta {
+  width: number;
+  height: number;
+  depth: number;
+  interlace: boolean;
+  colorType: number;
+  bpp: number;
+  palette?: number[][];
+  transColor?: number[];
+  alpha?: boolean;
+}
+interface PngjsParts {
+  SyncReader: new (buffer: Buffer) => { read(length: number, cb: (data: Buffer) => void): void; process(): void };
+  Parser: new (options: object, deps: Record<string, (...args: never[]) => void>) => { start(): void };
+  FilterSync: { process(inflated: Buffer, meta: PngMeta): Buffer };
+  bitmapper: { dataToBitMap(data: Buffer, meta: PngMeta): Uint8Array | Uint16Array };
+  formatNormaliser: (bitmap: Uint8Array | Uint16Array, meta: PngMeta, skipRescale: boolean) => Uint8Array | Uint16Array;
+}
+let parts: PngjsParts | undefined;
+function pngjsParts(): PngjsParts {
+  if (parts) return parts;
+  // pngjs 7.0.0 (pinned) has no "exports" map; these are the modules its PNG.sync.read is made of.
+  const require = createRequire(import.meta.url);
+  parts = {
+    SyncReader: require('pngjs/lib/sync-reader.js'),
+    Parser: require('pngjs/lib/parser.js'),
+    FilterSync: require('pngjs/lib/filter-parse-sync.js'),
+    bitmapper: require('pngjs/lib/bitmapper.js'),
+    formatNormaliser: require('pngjs/lib/format-normaliser.js'),
+  };
+  return parts;
+}
+
+/**
+ * pngjs's `PNG.sync.read(buffer, { skipRescale: true })` with one change: the image data is
+ * inflated once, strictly. pngjs stops inflating once it has the pixels it needs, so it accepts a
+ * zlib stream with a bad Adler-32, one cut before its end, or one that is short of data, all of
+ * which libpng rejects; node's zlib checks both, and the result must be exactly the filtered
+ * scanline bytes the header implies. (This used to be a second inflate before pngjs's own: a
+ * fifth of a small texture's decode.)
+ */
+function readPng(buffer: Buffer): PngMeta & { data: Uint8Array | Uint16Array } {
+  const { SyncReader, Parser, FilterSync, bitmapper, formatNormaliser } = pngjsParts();
+  let err: unknown;
+  let meta: PngMeta | undefined;
+  const idat: Buffer[] = [];
+  const reader = new SyncReader(buffer);
+  const parser = new Parser(
+    {},
+    {
+      read: reader.read.bind(reader),
+      error: (e: unknown) => {
+        err = e;
+      },
+      metadata: (m: PngMeta) => {
+        meta = m;
+      },
+      gamma: () => {},
+      palette: (p: number[][]) => {
+        meta!.palette = p;
+      },
+      transColor: (c: number[]) => {
+        meta!.transColor = c;
+      },
+      inflateData: (d: Buffer) => {
+        idat.push(d);
+      },
+      simpleTransparency: () => {
+        meta!.alpha = true;
+      },
+    },
+  );
+  parser.start();
+  reader.process();
+  if (err) throw err;
+  if (!meta) throw new Error('no IHDR');
+  const inflated = inflateSync(idat.length === 1 ? idat[0] : Buffer.concat(idat));
+  const expected = filteredBytes(meta.width, meta.height, meta.depth * (CHANNELS[meta.colorType] ?? 0), meta.interlace);
+  if (inflated.length === 0 || inflated.length !== expected) {
+    throw new Error(`image data inflates to ${inflated.length} bytes; the header implies ${expected}`);
+  }
+  const bitmap = bitmapper.dataToBitMap(FilterSync.process(inflated, meta), meta);
+  return { ...meta, data: formatNormaliser(bitmap, meta, true) };
+}
+
+/** Filtered scanline bytes of a width x height image (each row: a filter byte and its packed samples). */
+function filteredBytes(width: number, height: number, bitsPerPixel: number, interlace: boolean): number {
+  const scanlines = (w: number, h: number) => (w === 0 || h === 0 ? 0 : h * (1 + Math.ceil((w * bitsPerPixel) / 8)));
+  if (!interlace) return scanlines(width, height);
+  let n = 0;
+  for (const [x0, y0, dx, dy] of ADAM7) n += scanlines(Math.ceil((width - x0) / dx), Math.ceil((height - y0) / dy));
+  return n;
+}
+
 /**
  * Decode a PNG with pngjs and normalize to RGBA8 by the pipeline's rules: 16-bit keeps the high
  * byte, low-depth grey scales by 255 / (2^depth - 1), grey expands to RGB, missing alpha is 255,
@@ -91,12 +186,10 @@ export function pngDecoderFor(bytes: Uint8Array): PngDecoder {
  * file it cannot read; the caller turns that into IMAGE_INVALID.
  */
 export function decodePngWithPngjs(bytes: Uint8Array): { width: number; height: number; data: Uint8Array } {
-  checkImageData(bytes);
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const png = PNG.sync.read(buf, { skipRescale: true }) as PNG & { depth: number; colorType: number };
+  const png = readPng(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   const { width, height, depth, colorType } = png;
   // 16-bit samples arrive as a Uint16Array, everything else as a Buffer of 8-bit values.
-  const src = png.data as unknown as Uint8Array | Uint16Array;
+  const src = png.data;
   if (depth === 16) {
     const out = new Uint8Array(src.length);
     for (let i = 0; i < src.length; i++) out[i] = src[i] >> 8;
@@ -109,35 +202,4 @@ export function decodePngWithPngjs(bytes: Uint8Array): { width: number; height: 
     return { width, height, data: out };
   }
   return { width, height, data: new Uint8Array(src.buffer, src.byteOffset, src.byteLength) };
-}
-
-/**
- * pngjs stops inflating once it has the pixels it needs, so it accepts a zlib stream with a bad
- * Adler-32, one cut before its end, or one that is short of data, all of which libpng rejects.
- * Inflate the IDAT data strictly (node's zlib checks both) and require exactly the filtered
- * scanline bytes the header implies.
- */
-function checkImageData(b: Uint8Array): void {
-  const parts: Uint8Array[] = [];
-  for (let offset = 8; offset + 8 <= b.length; ) {
-    const length = u32be(b, offset);
-    const name = String.fromCharCode(b[offset + 4], b[offset + 5], b[offset + 6], b[offset + 7]);
-    if (name === 'IEND') break;
-    if (name === 'IDAT') parts.push(b.subarray(offset + 8, offset + 8 + length));
-    offset += 12 + length;
-  }
-  const width = u32be(b, 16);
-  const height = u32be(b, 20);
-  const bitsPerPixel = b[24] * (CHANNELS[b[25]] ?? 0);
-  const scanlines = (w: number, h: number) => (w === 0 || h === 0 ? 0 : h * (1 + Math.ceil((w * bitsPerPixel) / 8)));
-  let expected = 0;
-  if (b[28] === 1) {
-    for (const [x0, y0, dx, dy] of ADAM7) expected += scanlines(Math.ceil((width - x0) / dx), Math.ceil((height - y0) / dy));
-  } else {
-    expected = scanlines(width, height);
-  }
-  const inflated = inflateSync(Buffer.concat(parts));
-  if (inflated.length !== expected) {
-    throw new Error(`image data inflates to ${inflated.length} bytes; the header implies ${expected}`);
-  }
 }
