@@ -178,19 +178,20 @@ export class BasisuBatcher {
 
   /** Write a request's input now; small ones synchronously (the promise API costs more main-thread time than the write). */
   private writeInput(id: number, image: MipLevel, pixels: number): Promise<void> | undefined {
-    const tga = rgbaToTga(image);
     if (pixels <= SYNC_IO_PIXELS) {
+      const tga = rgbaToTga(image, true);
       try {
-        fs.writeFileSync(path.join(this.workDir(), `${id}.tga`), tga);
+        fs.writeFileSync(`${this.workDir()}/${id}.tga`, tga);
       } catch (e) {
         // The work folder was removed under us (a temp cleaner): make a new one, once.
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-        fs.writeFileSync(path.join(this.workDir(true), `${id}.tga`), tga);
+        fs.writeFileSync(`${this.workDir(true)}/${id}.tga`, tga);
       }
       return undefined;
     }
+    const tga = rgbaToTga(image);
     const dir = this.workDir(!fs.existsSync(this.workDir()));
-    return fsp.writeFile(path.join(dir, `${id}.tga`), tga);
+    return fsp.writeFile(`${dir}/${id}.tga`, tga);
   }
 
   private workDir(renew = false): string {
@@ -328,7 +329,7 @@ export class BasisuBatcher {
     const why = ok ? 'basisu exited with 0 but wrote no output for it' : describeChildFailure(this.exe, run, { timeoutMs, name: 'basisu' });
     await Promise.all(
       jobs.map(async (j) => {
-        const out = path.join(dir, `${j.id}.ktx2`);
+        const out = `${dir}/${j.id}.ktx2`;
         const bytes = !ok ? undefined : j.pixels <= SYNC_IO_PIXELS ? readIfThere(out) : await fsp.readFile(out).catch(() => undefined);
         if (bytes) {
           this.cleanUp(j);
@@ -343,7 +344,7 @@ export class BasisuBatcher {
     if (this.dir === undefined) return;
     for (const ext of ['tga', 'ktx2']) {
       try {
-        fs.unlinkSync(path.join(this.dir, `${job.id}.${ext}`));
+        fs.unlinkSync(`${this.dir}/${job.id}.${ext}`);
       } catch {
         // never written, or already gone
       }
@@ -407,30 +408,69 @@ function encoderTempRoot(): string {
   return tempRoot;
 }
 
-function readIfThere(file: string): Buffer | undefined {
+/** Outputs of small textures are read into this first (most fit), then copied out at their size. */
+const readScratch = Buffer.allocUnsafe(64 * 1024);
+
+/** A small output's bytes, or undefined when there is none; open, read, close (readFileSync also stats). */
+function readIfThere(file: string): Uint8Array | undefined {
+  let fd: number;
   try {
-    return fs.readFileSync(file);
+    fd = fs.openSync(file, 'r');
   } catch {
     return undefined;
   }
+  try {
+    const n = fs.readSync(fd, readScratch, 0, readScratch.length, 0);
+    if (n < readScratch.length) return new Uint8Array(readScratch.subarray(0, n));
+    return fs.readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
-/** Uncompressed 32-bit TGA, top-left origin: the cheapest input basisu reads (no inflate). */
-export function rgbaToTga(image: MipLevel): Uint8Array {
+const LITTLE_ENDIAN = os.endianness() === 'LE';
+/** Small inputs are written synchronously, so one scratch buffer serves them all. */
+let scratch = new Uint8Array(0);
+
+/**
+ * Uncompressed 32-bit TGA, top-left origin: the cheapest input basisu reads (no inflate). With
+ * `reuse`, the bytes are in a scratch buffer the next call overwrites (for synchronous writes).
+ */
+export function rgbaToTga(image: MipLevel, reuse = false): Uint8Array {
   const { width, height, data } = image;
-  const out = new Uint8Array(18 + data.length);
-  out[2] = 2; // uncompressed true-colour
-  out[12] = width & 0xff;
-  out[13] = width >> 8;
-  out[14] = height & 0xff;
-  out[15] = height >> 8;
-  out[16] = 32;
-  out[17] = 0x28; // 8 alpha bits, top-left origin
-  for (let i = 0, o = 18; i < data.length; i += 4, o += 4) {
-    out[o] = data[i + 2];
-    out[o + 1] = data[i + 1];
-    out[o + 2] = data[i];
-    out[o + 3] = data[i + 3];
+  // The 18-byte header starts at offset 2 so the pixels start 4-byte aligned: BGRA from RGBA is
+  // then one 32-bit operation per pixel.
+  const size = 20 + data.length;
+  let out: Uint8Array;
+  if (reuse) {
+    if (scratch.length < size) scratch = new Uint8Array(Math.max(size, 2 * scratch.length));
+    out = scratch;
+    out.fill(0, 0, 20);
+  } else out = new Uint8Array(size);
+  out[4] = 2; // uncompressed true-colour
+  out[14] = width & 0xff;
+  out[15] = width >> 8;
+  out[16] = height & 0xff;
+  out[17] = height >> 8;
+  out[18] = 32;
+  out[19] = 0x28; // 8 alpha bits, top-left origin
+  const pixels = data.length >> 2;
+  if (data.byteOffset % 4 === 0 && LITTLE_ENDIAN) {
+    const src = new Uint32Array(data.buffer, data.byteOffset, pixels);
+    const dst = new Uint32Array(out.buffer, out.byteOffset + 20, pixels);
+    for (let i = 0; i < pixels; i++) {
+      const v = src[i];
+      dst[i] = (v & 0xff00ff00) | ((v & 0xff) << 16) | ((v >>> 16) & 0xff);
+    }
+  } else {
+    for (let i = 0, o = 20; i < data.length; i += 4, o += 4) {
+      out[o] = data[i + 2];
+      out[o + 1] = data[i + 1];
+      out[o + 2] = data[i];
+      out[o + 3] = data[i + 3];
+    }
   }
-  return out;
+  return out.subarray(2, size);
 }
