@@ -11,6 +11,33 @@ import { textureMemoryBudget, textureMemoryEstimate, withTextureMemory } from '.
 import { resolveTextureEncoding } from './textureSettings.js';
 import type { TextureFormat, TextureSettings } from './textureSettings.js';
 
+/**
+ * Decode at most this long in one turn of the event loop before letting it run. The first turn
+ * of a burst decides the first batches (what it decoded, split over the runners): long enough
+ * that they are worth their process starts, short enough that the cores do not wait long.
+ */
+const SLICE_MS = 20;
+let sliceStart = -1;
+
+/**
+ * Decoding is synchronous: textures requested together (a cook's burst of hundreds) would decode
+ * all in one turn of the event loop, so the encoder could neither start on the first of them nor be
+ * seen to finish until the last was decoded, leaving a core idle. Give the loop a turn every
+ * SLICE_MS of decoding.
+ */
+function loopTurn(): Promise<void> | undefined {
+  const now = performance.now();
+  if (sliceStart < 0) {
+    sliceStart = now;
+    setImmediate(() => {
+      sliceStart = -1;
+    });
+  } else if (now - sliceStart >= SLICE_MS) {
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+  return undefined;
+}
+
 export interface CookedTexture {
   width: number;
   height: number;
@@ -51,6 +78,8 @@ export async function cookTexture(
   );
   const what = `${header.source.toUpperCase()} is ${header.width}x${header.height} pixels`;
   const { image, encoded } = await withTextureMemory(textureMemoryBudget(options.maxMemoryMiB), bytes, file, what, async () => {
+    // Again after the turn: the textures that waited for it decode one slice at a time too.
+    for (let turn = loopTurn(); turn; turn = loopTurn()) await turn;
     const image = await decodeImage(sourceData, file, { maxSize: options.maxSize });
     const encoded = await encodeTexture(image, { ...options, ...encoding, generateMips: settings.generateMips, file });
     return { image, encoded };

@@ -11,7 +11,10 @@ import { read } from 'ktx-parse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BasisuBatcher } from '../../cook/texture/BasisuBatcher.js';
 import { DEFAULT_BASISU_SETTINGS, findBasisu } from '../../cook/texture/basisu.js';
-import { encodeTexture, type MipLevel } from '../../cook/texture/index.js';
+import { cookTexture, encodeTexture, type MipLevel } from '../../cook/texture/index.js';
+import { noiseAlbedo } from '../../samples/generate/images.js';
+import { encodePng } from '../../samples/generate/png.js';
+import { Random } from '../../samples/generate/random.js';
 import { Semaphore } from '../../src/util/semaphore.js';
 import { processGone, readPids, waitFor } from '../helpers/processes.js';
 import { rejection } from './helpers.js';
@@ -104,6 +107,22 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
     const images = Array.from({ length: 24 }, (_, i) => image(32, i));
     await Promise.all(images.map((img, i) => batcher.encode(img, ETC1S, `Content/T_${i}.lasset`)));
     expect(fs.readFileSync(log, 'utf8').trim().split('\n').map(Number)).toEqual([12, 12]);
+  });
+
+  it('a burst of textures: encoding starts on the first decoded, not after the last', async () => {
+    // Decoding is synchronous: 300 PNGs of 64x64 take far longer than one turn of the event loop
+    // the cook lets decoding take (20 ms), so the first runs must hold only what the first turns
+    // decoded. Before, all 300 decoded in one turn and the first two runs split all of them.
+    const log = path.join(tmp, 'burst.log');
+    const exe = loggingEncoder('burst-basisu', log);
+    const n = 300;
+    const pngs = Array.from({ length: n }, (_, i) => encodePng(noiseAlbedo(64, new Random(i + 1), [40, 30, 20], [200, 170, 140], 4)));
+    const settings = { srgb: true, generateMips: true, compression: 'ETextureCompression::Default' };
+    const out = await Promise.all(pngs.map((png, i) => cookTexture(png, `Content/T_${i}.lasset`, settings, { basisu: exe })));
+    expect(out.every((t) => t.format === 'KTX2_ETC1S' && t.mipCount === 7)).toBe(true);
+    const runs = fs.readFileSync(log, 'utf8').trim().split('\n').map(Number);
+    expect(runs.reduce((a, b) => a + b, 0)).toBe(n);
+    expect(runs[0]).toBeLessThan(n / 2);
   });
 
   it('an encoder that hangs once: killed with its helper, each texture retried alone, all succeed', async () => {
