@@ -95,6 +95,8 @@ const LINGER_MS = 15;
  * basisu work (a start is ~20 ms of CPU: ~6%).
  */
 const MIN_BATCH_MS = 300;
+/** What starting basisu costs whatever it encodes (its tables): ~20-25 ms of CPU here. */
+const START_MS = 25;
 /** Until a group's runs have been timed: about ETC1S with mips on this 2-core machine. */
 const DEFAULT_MS_PER_UNIT = 0.0004;
 /** Keep one run bounded: its temp files, its timeout and the work lost when it fails. */
@@ -231,7 +233,8 @@ export class BasisuBatcher {
         freed = true;
         this.active.delete(act);
         // Learn how fast basisu goes with these flags on this machine (a run that failed says nothing).
-        if (ms !== undefined && act.units > 0) act.group.msPerUnit = 0.5 * act.group.msPerUnit + 0.5 * (ms / act.units);
+        // The start is not per texture: counted in, a batch of few textures made the group look slow.
+        if (ms !== undefined && act.units > 0) act.group.msPerUnit = 0.5 * act.group.msPerUnit + 0.5 * (Math.max(0, ms - START_MS) / act.units);
         this.running--;
         this.pump();
       };
@@ -271,7 +274,7 @@ export class BasisuBatcher {
     // MIN_BATCH_MS, so the halving shares at the end of a cook do not become a string of
     // processes of a few textures each (a start costs ~20 ms).
     let runningMs = 0;
-    for (const a of this.active) runningMs += Math.max(0, a.units * a.group.msPerUnit - (now - a.started));
+    for (const a of this.active) runningMs += Math.max(0, START_MS + a.units * a.group.msPerUnit - (now - a.started));
     const share = (pendingMs + runningMs) / this.runners;
     const target = busy > 0 ? Math.max(MIN_BATCH_MS, share) : share;
     let n = 0;
@@ -283,6 +286,20 @@ export class BasisuBatcher {
       if (n > 0 && (ms + jobMs / 2 > target || pixels + jobs[n].pixels > MAX_BATCH_PIXELS)) break;
       ms += jobMs;
       pixels += jobs[n++].pixels;
+    }
+    // What this would leave of the group, if it costs less than starting a process for it, goes
+    // along (unless another runner is free to take it now): crumbs at the end of a cook were a
+    // run each, a whole start for one texture.
+    const lastFree = this.running + 1 >= this.runners;
+    let rest = lastFree ? 0 : Infinity;
+    let restPixels = 0;
+    for (let i = n; i < jobs.length && rest < START_MS; i++) {
+      rest += jobUnits(jobs[i]) * best.msPerUnit;
+      restPixels += jobs[i].pixels;
+    }
+    if (rest < START_MS && jobs.length <= MAX_BATCH_FILES && pixels + restPixels <= MAX_BATCH_PIXELS) {
+      ms += rest;
+      n = jobs.length;
     }
     const worth = ms >= MIN_BATCH_MS || this.running === 0 || now - jobs[0].since >= LINGER_MS;
     if (!worth) return undefined;
