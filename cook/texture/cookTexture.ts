@@ -18,12 +18,14 @@ import type { TextureFormat, TextureSettings } from './textureSettings.js';
  */
 const SLICE_MS = 20;
 let sliceStart = -1;
+let nextTurn: Promise<void> | undefined;
 
 /**
  * Decoding is synchronous: textures requested together (a cook's burst of hundreds) would decode
  * all in one turn of the event loop, so the encoder could neither start on the first of them nor be
  * seen to finish until the last was decoded, leaving a core idle. Give the loop a turn every
- * SLICE_MS of decoding.
+ * SLICE_MS of decoding. Returns what to wait for before decoding, or undefined to decode now;
+ * all that wait share one promise (one timer a turn, not one per texture).
  */
 function loopTurn(): Promise<void> | undefined {
   const now = performance.now();
@@ -32,10 +34,17 @@ function loopTurn(): Promise<void> | undefined {
     setImmediate(() => {
       sliceStart = -1;
     });
-  } else if (now - sliceStart >= SLICE_MS) {
-    return new Promise((resolve) => setImmediate(resolve));
+    return undefined;
   }
-  return undefined;
+  if (now - sliceStart < SLICE_MS) return undefined;
+  nextTurn ??= new Promise((resolve) =>
+    setImmediate(() => {
+      nextTurn = undefined;
+      sliceStart = -1;
+      resolve();
+    }),
+  );
+  return nextTurn;
 }
 
 export interface CookedTexture {
