@@ -146,11 +146,11 @@ export class BasisuBatcher {
    * failed twice, or EncoderUnavailableError when it cannot be started.
    */
   encode(image: MipLevel, enc: Ktx2Encoding, file: string): Promise<Uint8Array> {
-    const args = basisuArgs(enc, this.opts);
-    const key = args.join(' ');
+    // A group per flag set; the settings are the batcher's, so the encoding alone names it.
+    const key = `${enc.format} ${enc.srgb} ${enc.normalMap} ${enc.generateMips}`;
     let group = this.groups.get(key);
     if (!group) {
-      group = { args, jobs: [], msPerUnit: DEFAULT_MS_PER_UNIT };
+      group = { args: basisuArgs(enc, this.opts), jobs: [], msPerUnit: DEFAULT_MS_PER_UNIT };
       this.groups.set(key, group);
     }
     const pixels = image.width * image.height * (enc.generateMips ? 4 / 3 : 1);

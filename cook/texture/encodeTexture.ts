@@ -85,7 +85,8 @@ function batcherFor(exe: string, opts: EncodeOptions): BasisuBatcher {
     uastcLevel: opts.uastcLevel ?? DEFAULT_BASISU_SETTINGS.uastcLevel,
   };
   const timeoutMs = opts.timeoutMs ?? DEFAULT_ENCODER_TIMEOUT_MS;
-  const key = JSON.stringify([exe, settings, timeoutMs]);
+  // Looked up for every texture: a plain string, not JSON.
+  const key = `${exe}\0${settings.etc1sQuality}\0${settings.etc1sEffort}\0${settings.uastcLevel}\0${timeoutMs}`;
   let b = batchers.get(key);
   if (!b) {
     b = new BasisuBatcher(exe, { ...settings, timeoutMs });
