@@ -191,12 +191,14 @@ function childCpuSeconds(): number {
   }
 }
 
-/** Wall and CPU seconds of `work`. */
-async function measure(work: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
+/** Wall and CPU seconds of `work`; `own` is this process's part of `cpu` (the rest: its child processes). */
+async function measure(work: () => Promise<unknown>): Promise<{ wall: number; cpu: number; own: number }> {
   const cpu0 = cpuSeconds();
+  const kids0 = childCpuSeconds();
   const t0 = performance.now();
   await work();
-  return { wall: (performance.now() - t0) / 1000, cpu: cpuSeconds() - cpu0 };
+  const cpu = cpuSeconds() - cpu0;
+  return { wall: (performance.now() - t0) / 1000, cpu, own: cpu - (childCpuSeconds() - kids0) };
 }
 
 function median(xs: number[]): number {
@@ -214,7 +216,7 @@ export async function throughput(label: string, images: BenchImage[], rounds: nu
     fs.mkdirSync(out);
     const groups = writeGroups(images, dir);
     await cookAll(images.slice(0, Math.min(8, images.length))); // warm: module loads, sharp
-    const ours: Array<{ wall: number; cpu: number }> = [];
+    const ours: Array<{ wall: number; cpu: number; own: number }> = [];
     const cli: Array<{ wall: number; cpu: number }> = [];
     let how = '';
     for (let r = 0; r < rounds; r++) {
@@ -226,8 +228,13 @@ export async function throughput(label: string, images: BenchImage[], rounds: nu
     const o = median(ours.map((x) => x.wall));
     const c = median(cli.map((x) => x.wall));
     const oc = median(ours.map((x) => x.cpu));
+    const own = median(ours.map((x) => x.own));
     const cc = median(cli.map((x) => x.cpu));
-    return `${`texture ${label} (cook path vs basisu CLI):`.padEnd(LABEL)}${(images.length / o).toFixed(1)} textures/s, CLI (${how}) ${(images.length / c).toFixed(1)}/s: ${(o / c).toFixed(2)}x the CLI's time, ${(oc / cc).toFixed(2)}x its CPU (${oc.toFixed(1)} s vs ${cc.toFixed(1)} s)`;
+    return (
+      `${`texture ${label} (cook path vs basisu CLI):`.padEnd(LABEL)}${(images.length / o).toFixed(1)} textures/s, CLI (${how}) ${(images.length / c).toFixed(1)}/s: ` +
+      `${(o / c).toFixed(2)}x the CLI's time, ${(oc / cc).toFixed(2)}x its CPU (${oc.toFixed(2)} s, of which the cook's own process ${own.toFixed(2)} s, vs ${cc.toFixed(2)} s); ` +
+      `medians of ${rounds} interleaved, load average ${os.loadavg()[0].toFixed(1)}`
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
