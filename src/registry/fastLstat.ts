@@ -25,7 +25,25 @@ export interface LstatNumbers {
 }
 
 interface FsBinding {
-  lstat(path: string, bigint: boolean, req: undefined, throwIfNoEntry: boolean): Float64Array | undefined;
+  lstat(path: string, bigint: boolean, req: undefined, fourth: object): Float64Array | undefined;
+}
+
+/**
+ * The binding's sync lstat takes a fourth argument that changed meaning within the Node versions
+ * this runs on (engines: >= 20.11): older ones want a context object they write an error into
+ * (and crash on anything else), newer ones a throw-if-no-entry flag (only `false` means "no").
+ * An object suits both: the older return undefined on any error, the newer throw; either way the
+ * caller below sees "not there".
+ */
+const ERROR_CONTEXT = {};
+
+/** The binding's stat numbers for `file`, or undefined when it cannot be statted. */
+function rawLstat(b: FsBinding, file: string): Float64Array | undefined {
+  try {
+    return b.lstat(file, false, undefined, ERROR_CONTEXT);
+  } catch {
+    return undefined;
+  }
 }
 
 // Indexes into the binding's stat array (Node's kFsStatsFieldsNumber layout): mode, size, mtime sec + nsec.
@@ -43,12 +61,7 @@ const S_IFREG = 0o100000;
  */
 export function lstatInto(file: string, out: LstatNumbers): boolean {
   if (binding !== null) {
-    let v: Float64Array | undefined;
-    try {
-      v = binding.lstat(file, false, undefined, false);
-    } catch {
-      return false;
-    }
+    const v = rawLstat(binding, file);
     if (v === undefined) return false;
     // Node's own formula (msFromTimeSpec), so the double is the one lstatSync would give.
     out.mtimeMs = v[MTIME_SEC] * 1e3 + v[MTIME_NSEC] / 1e6;
@@ -80,11 +93,11 @@ function probe(): FsBinding | null {
     if (typeof b?.lstat !== 'function') return null;
     const file = process.execPath;
     const want = fs.lstatSync(file);
-    const v = b.lstat(file, false, undefined, false);
+    const v = rawLstat(b, file);
     if (!(v instanceof Float64Array) || v.length <= MTIME_NSEC) return null;
     const mtimeMs = v[MTIME_SEC] * 1e3 + v[MTIME_NSEC] / 1e6;
     if (mtimeMs !== want.mtimeMs || v[SIZE] !== want.size || ((v[MODE] & S_IFMT) === S_IFREG) !== want.isFile()) return null;
-    if (b.lstat(`${file}\u0001missing`, false, undefined, false) !== undefined) return null;
+    if (rawLstat(b, `${file}\u0001missing`) !== undefined) return null;
     return b;
   } catch {
     return null;
