@@ -397,12 +397,14 @@ export class Cooker {
   /**
    * The asset's cached result when its cache entry still holds (with cookAsset's events), else the
    * miss and why. Synchronous: a full cook checks every asset this way first and queues only the
-   * misses, so a no-op costs a stat per asset, not a queued task and its promises.
+   * misses, so a no-op costs a stat per asset, not a queued task and its promises. `slim`: the
+   * result without its entry and key (what a full cook's held results drop anyway).
    */
-  private cachedAsset(record: AssetRecord): AssetCookResult | (CacheCheck & { hit: false }) {
-    const check = checkCache(record, this.ctx);
+  private cachedAsset(record: AssetRecord, slim: boolean): AssetCookResult | (CacheCheck & { hit: false }) {
+    const output = cookedPathFor(this.config.cookedDir, record);
+    const check = checkCache(record, this.ctx, output);
     if (!check.hit) return check;
-    const res = cachedResult(check.entry, cookedPathFor(this.config.cookedDir, record), performance.now());
+    const res = cachedResult(check.entry, output, 0, slim);
     if (this.bus.listening) {
       this.bus.emit({ type: 'COOK_START', asset: record.virtualPath, file: record.file });
       this.emitCookEnd(record, res);
@@ -698,7 +700,7 @@ export class Cooker {
           if (opts.signal?.aborted) break;
         }
         // What the cache still holds is taken here and now; only the misses queue.
-        const hit = this.cachedAsset(a.record);
+        const hit = this.cachedAsset(a.record, !opts.shard);
         if (!('hit' in hit)) {
           results.set(a.record.guid, hit);
           tally(summary, hit);

@@ -17,7 +17,7 @@ import { hashHex, xxh64 } from '../src/util/hash.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import type { ProjectConfig, TextureConfig } from '../config/index.js';
 import type { CacheCheck, CacheEntry, CookCache, RecookReason } from './cookCache.js';
-import { cookKeyFor, settingsHashes, type CookKey, type CookSettingsHashes } from './cookKey.js';
+import { cookKeyFor, cookKeyParts, settingsHashes, type CookKey, type CookKeyInput, type CookKeyParts, type CookSettingsHashes } from './cookKey.js';
 import { asCookError, cookPackageSource, type PackageCookOutcome } from './cookPackageSource.js';
 import type { PackageMaterials } from './shaders/materials.js';
 import { TEXTURE_CLASS } from './textureExport.js';
@@ -111,9 +111,30 @@ export function keyForRecord(
   contentHash = record.hash,
   classes?: readonly string[],
 ): CookKey {
+  return cookKeyFor(keyInput(record, ctx, texture, contentHash, classes), ctx.settings);
+}
+
+/** keyForRecord's parts, without hashing them into the key (what a cache check compares). */
+export function keyPartsForRecord(
+  record: AssetRecord,
+  ctx: Pick<AssetCookContext, 'settings'> & Partial<Pick<AssetCookContext, 'schemas'>>,
+  texture = record.className === TEXTURE_CLASS,
+  contentHash = record.hash,
+  classes?: readonly string[],
+): CookKeyParts {
+  return cookKeyParts(keyInput(record, ctx, texture, contentHash, classes), ctx.settings);
+}
+
+function keyInput(
+  record: AssetRecord,
+  ctx: Partial<Pick<AssetCookContext, 'schemas'>>,
+  texture: boolean,
+  contentHash: string,
+  classes: readonly string[] | undefined,
+): CookKeyInput {
   let schema: string | undefined;
   if (record.kind === 'package' && ctx.schemas && ctx.schemas.size > 0) schema = classes ? ctx.schemas.packageHash(classes) : 'unknown';
-  return cookKeyFor({ kind: record.kind, contentHash, texture: texture || record.className === TEXTURE_CLASS, schema }, ctx.settings);
+  return { kind: record.kind, contentHash, texture: texture || record.className === TEXTURE_CLASS, schema };
 }
 
 /** The export classes of a parsed package, as the cache entry keeps them. */
@@ -121,9 +142,9 @@ export function exportClasses(pkg: Pick<LoadedPackage, 'exports'>): string[] {
   return [...new Set(pkg.exports.map((e) => e.className ?? ''))].sort();
 }
 
-/** Is the asset's cached output still valid? (no read of the source) */
-export function checkCache(record: AssetRecord, ctx: AssetCookContext): CacheCheck {
-  return ctx.cache.check(record.guid, (texture, classes) => keyForRecord(record, ctx, texture, record.hash, classes), record.virtualPath.slice(1));
+/** Is the asset's cached output (at `output`, its cookedPathFor) still valid? (no read of the source) */
+export function checkCache(record: AssetRecord, ctx: AssetCookContext, output = cookedPathFor(ctx.cookedDir, record)): CacheCheck {
+  return ctx.cache.check(record.guid, (texture, classes) => keyPartsForRecord(record, ctx, texture, record.hash, classes), record.virtualPath.slice(1), output);
 }
 
 /** `Saved/Cooked/<virtual path>` for a record. */
@@ -380,7 +401,13 @@ export function identityOf(e: CacheEntry): string {
   return `${e.xxh64}:${e.rawSize}:${e.cookedSize}`;
 }
 
-/** The result of an asset whose cache entry still holds (`checkCache` hit): its output as recorded. */
-export function cachedResult(e: CacheEntry, output: string, t0: number): AssetCookResult {
-  return { status: 'cached', output, identity: identityOf(e), cookedXxh64: e.cookedXxh64, key: { key: e.key, parts: e.parts }, entry: e, bytesIn: e.sourceSize, bytesOut: e.cookedSize, strippedExports: e.strippedExports, nulledRefs: e.nulledRefs, ms: performance.now() - t0 };
+/**
+ * The result of an asset whose cache entry still holds (`checkCache` hit): its output as recorded.
+ * `t0` 0: no time taken (a hit's microseconds are not cook time). `slim`: without the entry and
+ * key, which a full cook's held results drop (one object per asset instead of three).
+ */
+export function cachedResult(e: CacheEntry, output: string, t0: number, slim = false): AssetCookResult {
+  const ms = t0 === 0 ? 0 : performance.now() - t0;
+  if (slim) return { status: 'cached', output, identity: identityOf(e), cookedXxh64: e.cookedXxh64, bytesIn: e.sourceSize, bytesOut: e.cookedSize, strippedExports: e.strippedExports, nulledRefs: e.nulledRefs, ms };
+  return { status: 'cached', output, identity: identityOf(e), cookedXxh64: e.cookedXxh64, key: { key: e.key, parts: e.parts }, entry: e, bytesIn: e.sourceSize, bytesOut: e.cookedSize, strippedExports: e.strippedExports, nulledRefs: e.nulledRefs, ms };
 }

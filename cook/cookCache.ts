@@ -31,7 +31,7 @@ import { errors, type LuminaError } from '../src/errors.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
 import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
 import { Arena, decodeHead, encodeHead, readEntry, recordBytes, recordGuid, StringTable, writeEntry } from './cookCacheCodec.js';
-import { changedPart, COOK_FORMAT_VERSION, type CookKey, type CookKeyPart, type CookKeyParts } from './cookKey.js';
+import { changedPart, COOK_FORMAT_VERSION, sameParts, type CookKey, type CookKeyPart, type CookKeyParts } from './cookKey.js';
 
 export { COOK_FORMAT_VERSION, canonicalJson, settingsHashes } from './cookKey.js';
 
@@ -280,11 +280,14 @@ export class CookCache {
 
   /** The entry of `guid`, decoded from its record (a new object per call). */
   peek(guid: string): CacheEntry | undefined {
-    const at = this.index.get(guid);
-    if (at === undefined) return undefined;
-    const e = readEntry(this.arena.buf, this.table, at);
+    const e = this.decoded(guid);
     // Never vouch for a path outside the cooked folder, whatever the file said.
-    return e.cookedFile.split('/').includes('..') ? undefined : e;
+    return e && !outsideCooked(e.cookedFile) ? e : undefined;
+  }
+
+  private decoded(guid: string): CacheEntry | undefined {
+    const at = this.index.get(guid);
+    return at === undefined ? undefined : readEntry(this.arena.buf, this.table, at);
   }
 
   /** Every entry, by GUID (unordered), decoded one at a time. */
@@ -296,22 +299,27 @@ export class CookCache {
   }
 
   /**
-   * Is the asset's last cook still valid? `want` gives the current key (from whether the last cook
-   * found a texture export and which export classes it saw, which the entry remembers). `cookedFile` is where it ships now.
-   * Stats the output file (size and mtime must match).
+   * Is the asset's last cook still valid? `want` gives the current key's parts (from whether the
+   * last cook found a texture export and which export classes it saw, which the entry remembers);
+   * the same parts are the same key (cookKey.ts `sameParts`), so no key is hashed here.
+   * `cookedFile` is where it ships now (relative, from the registry), `output` that file's absolute
+   * path (default: joined here). Stats the output file (size and mtime must match).
    */
-  check(guid: string, want: (texture: boolean, classes: readonly string[] | undefined) => CookKey, cookedFile?: string): CacheCheck {
-    const e = this.peek(guid);
+  check(guid: string, want: (texture: boolean, classes: readonly string[] | undefined) => CookKeyParts, cookedFile?: string, output?: string): CacheCheck {
+    const e = this.decoded(guid);
     if (!e) return { hit: false, reason: 'new' };
-    // A renamed or moved asset keeps its GUID but ships under a new path.
-    if (cookedFile !== undefined && e.cookedFile !== cookedFile) return { hit: false, reason: 'output' };
-    const k = want(e.texture, e.classes);
-    if (e.key !== k.key) return { hit: false, reason: changedPart(e.parts, k.parts) ?? 'format' };
+    if (cookedFile !== undefined) {
+      // A renamed or moved asset keeps its GUID but ships under a new path. Equal to the
+      // registry's path, the entry's is inside the cooked folder.
+      if (e.cookedFile !== cookedFile) return { hit: false, reason: 'output' };
+    } else if (outsideCooked(e.cookedFile)) return { hit: false, reason: 'new' };
+    const parts = want(e.texture, e.classes);
+    if (!sameParts(e.parts, parts)) return { hit: false, reason: changedPart(e.parts, parts) ?? 'format' };
     // Synchronous: a stat of a cached inode is a few microseconds, the promise round trip several
     // times that, and a no-op re-cook of 20k assets is mostly these stats.
     let st: fs.Stats | undefined;
     try {
-      st = fs.statSync(path.join(this.cookedDir, e.cookedFile), { throwIfNoEntry: false });
+      st = fs.statSync(output ?? path.join(this.cookedDir, e.cookedFile), { throwIfNoEntry: false });
     } catch {
       st = undefined;
     }
@@ -424,6 +432,11 @@ export class CookCache {
   }
 }
 
+/** A stored cooked path with a `..` segment would name a file outside the cooked folder. */
+function outsideCooked(cookedFile: string): boolean {
+  return cookedFile.split('/').includes('..');
+}
+
 function isPakRecord(p: unknown): p is PakRecord {
   const o = p as PakRecord | null;
   return !!o && typeof o.fingerprint === 'string' && typeof o.size === 'number' && typeof o.entries === 'number';
@@ -437,7 +450,7 @@ function isEntry(e: unknown): e is CacheEntry {
     !!o.parts &&
     typeof o.parts === 'object' &&
     typeof o.cookedFile === 'string' &&
-    !o.cookedFile.split('/').includes('..') &&
+    !outsideCooked(o.cookedFile) &&
     typeof o.cookedSize === 'number' &&
     typeof o.cookedMtimeMs === 'number' &&
     typeof o.rawSize === 'number' &&

@@ -93,23 +93,51 @@ export function keyOfParts(parts: CookKeyParts): string {
   return hashString(Object.entries(parts).map(([k, v]) => `${k}=${v}`).join('\n'));
 }
 
-/** The cook key of one asset under the given settings. */
-export function cookKeyFor(input: CookKeyInput, settings: CookSettingsHashes): CookKey {
+const FORMAT_PART = String(COOK_FORMAT_VERSION);
+
+/**
+ * The parts of one asset's cook key under the given settings, in their declared order, without
+ * the hash: what a cache check compares with an entry's stored parts (equal parts are an equal key).
+ */
+export function cookKeyParts(input: CookKeyInput, settings: CookSettingsHashes): CookKeyParts {
   const parts: CookKeyParts = {
     content: input.contentHash,
-    format: String(COOK_FORMAT_VERSION),
+    format: FORMAT_PART,
     settings: input.kind === 'text' ? settings.text : input.texture ? settings.texture : settings.package,
   };
   if (input.kind === 'package' && input.texture) parts.encoder = settings.encoder;
   if (input.schema) parts.schema = input.schema;
+  return parts;
+}
+
+/** The cook key of one asset under the given settings. */
+export function cookKeyFor(input: CookKeyInput, settings: CookSettingsHashes): CookKey {
+  const parts = cookKeyParts(input, settings);
   return { key: keyOfParts(parts), parts };
 }
 
 /**
+ * Do two sets of parts name the same key? Every key is `keyOfParts` of parts built by
+ * `cookKeyParts` (fixed order), so the same names with the same values hash to the same key: a
+ * cache check compares a handful of short strings instead of hashing the key per asset.
+ */
+export function sameParts(had: CookKeyParts, want: CookKeyParts): boolean {
+  let n = 0;
+  for (const k in want) {
+    if (had[k as CookKeyPart] !== want[k as CookKeyPart]) return false;
+    n++;
+  }
+  for (const _ in had) n--;
+  return n === 0;
+}
+
+/**
  * The first part of `want` that `had` does not match (the "why re-cooked" reason), or undefined
- * when every part matches. A part `had` lacks counts as changed.
+ * when every part matches. A part `had` lacks counts as changed, and so does one only `had` has
+ * (a schema that no longer covers the package).
  */
 export function changedPart(had: CookKeyParts, want: CookKeyParts): CookKeyPart | undefined {
   for (const [k, v] of Object.entries(want) as Array<[CookKeyPart, string]>) if (had[k] !== v) return k;
+  for (const k of Object.keys(had) as CookKeyPart[]) if (!(k in want)) return k;
   return undefined;
 }

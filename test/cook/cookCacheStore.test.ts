@@ -78,7 +78,7 @@ describe('cook cache store', () => {
     for (const [guid, e] of want) expect(again.peek(guid)).toEqual(e);
     expect(again.getPak('Main.pak')).toEqual({ fingerprint: 'abc', size: 123, entries: 4 });
     const e5 = made[5];
-    const hit = again.check(e5.guid, () => ({ key: hex(6), parts: {} }), e5.rest.cookedFile);
+    const hit = again.check(e5.guid, () => ({ ...e5.key.parts }), e5.rest.cookedFile);
     expect(hit).toMatchObject({ hit: true });
     // Compacting again (with garbage in the arena) keeps the same entries.
     await again.compact();
@@ -86,6 +86,24 @@ describe('cook cache store', () => {
     const { cache: third } = await CookCache.load(file, cooked);
     for (const [guid, e] of want) expect(third.peek(guid)).toEqual(e);
     third.close();
+  });
+
+  it('a check compares every stored part: another value, a part more or a part less is a miss naming it', async () => {
+    const { file, cooked } = await setup();
+    const { cache } = await CookCache.load(file, cooked);
+    const e = entryFor(cooked, 3); // parts content, format, settings
+    cache.set(e.guid, e.key, e.rest);
+    const check = (parts: CacheEntry['parts']) => cache.check(e.guid, () => parts, e.rest.cookedFile);
+    expect(check({ ...e.key.parts })).toMatchObject({ hit: true });
+    expect(check({ ...e.key.parts, settings: hex(43) })).toEqual({ hit: false, reason: 'settings' });
+    expect(check({ ...e.key.parts, schema: hex(1) })).toEqual({ hit: false, reason: 'schema' });
+    const { settings: _, ...less } = e.key.parts;
+    expect(check(less)).toEqual({ hit: false, reason: 'settings' });
+    // A moved asset, then an output gone: both 'output'.
+    expect(cache.check(e.guid, () => ({ ...e.key.parts }), 'Game/Elsewhere.lasset')).toEqual({ hit: false, reason: 'output' });
+    fs.rmSync(path.join(cooked, e.rest.cookedFile));
+    expect(check({ ...e.key.parts })).toEqual({ hit: false, reason: 'output' });
+    cache.close();
   });
 
   it('a torn last journal line is cut off; the lines before it are kept', async () => {

@@ -211,6 +211,14 @@ describe('cooking projects with tails', () => {
       (s.classes as Record<string, unknown>)['/Script/Game.CNobody'] = { native: [{ name: 'X', type: 'IntProperty' }] };
     });
     expect([unrelated.cooked, recooked(unrelated), unrelated.cached]).toEqual([0, 0, 5]);
+    // A class losing its schema: its package's key loses the schema part (the cache compares
+    // stored parts instead of hashing keys: a part only the entry has must still be a change).
+    const dropped = await edit((s) => {
+      s.classes['/Script/Game.CBase'].native[0].name = 'Aim';
+      s.structs['/Script/Game.SPart'].fields[1].name = 'Mass';
+      delete (s.classes as Record<string, unknown>)['/Script/Game.COther'];
+    });
+    expect([dropped.cooked, recooked(dropped), dropped.cached]).toEqual([1, 1, 4]);
   });
 
   it('a schema folder that does not validate fails the cook naming the file and the JSON path', async () => {
