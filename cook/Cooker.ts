@@ -675,6 +675,9 @@ export class Cooker {
     };
     const isMaterial = (a: PlannedAsset) => a.record.className === MATERIAL_CLASS;
     let materialsLeft = 0;
+    // Nothing to cook (a no-op): nothing for the early compiles to overlap, and the shader cook
+    // after the assets does the same work (material scan, asks, keys) once instead of twice.
+    let queued = 0;
     const queue = new PQueue({ concurrency: config.cook.concurrency || AUTO_ASSETS_IN_FLIGHT });
     // Textures for basisu cook on this thread and mostly wait for the encoder's batches: they get
     // their own, larger cap, so the batches are large and the packages on the workers keep going.
@@ -708,6 +711,7 @@ export class Cooker {
         }
         const material = isMaterial(a);
         if (material) materialsLeft++;
+        queued++;
         void (onMain(a.record) ? textureQueue : queue).add(async () => {
           try {
             if (performance.now() - turn > 20) {
@@ -723,7 +727,7 @@ export class Cooker {
           }
         });
       }
-      if (materialsLeft === 0) startWarm();
+      if (materialsLeft === 0 && queued > 0) startWarm();
       await Promise.all([queue.onIdle(), textureQueue.onIdle()]);
     } finally {
       opts.signal?.removeEventListener('abort', stop);
