@@ -207,6 +207,12 @@ const AUTO_ASSETS_IN_FLIGHT = 256;
  */
 const HELD_OUTPUT_BYTES = 128 << 20;
 
+/**
+ * At most this many cache misses in a re-cook (and no cook worker running yet) cook on the main
+ * thread: a package cooks in milliseconds, a worker thread takes ~0.2 s of CPU to start.
+ */
+const FEW_MISSES = 8;
+
 export class Cooker {
   readonly config: ProjectConfig;
   readonly registry: RootLookup;
@@ -246,6 +252,8 @@ export class Cooker {
   }
   /** What a full cook may still hold of its outputs' bytes for the paks (0 outside a full cook: the daemon's batches hold none). */
   private outputBytesBudget = 0;
+  /** This full cook has only a few packages to cook: they cook on this thread, no cook worker is started. */
+  private cookOnMain = false;
 
   private constructor(opts: { config: ProjectConfig; registry: RootLookup; cache: CookCache; shaders: ShaderRegistry; ci: boolean; log: Logger; bus: ProgressBus; store?: CookStore }) {
     this.config = opts.config;
@@ -417,7 +425,7 @@ export class Cooker {
    * basisu stay on this thread, where the encoder runners batch them across the whole cook.
    */
   private async cookPackage(record: AssetRecord, check: CacheCheck): Promise<AssetCookResult> {
-    if (check.hit || (this.config.textures.encoder === 'basis' && record.className === TEXTURE_CLASS)) return cookPackageAsset(record, this.ctx, check);
+    if (check.hit || this.cookOnMain || (this.config.textures.encoder === 'basis' && record.className === TEXTURE_CLASS)) return cookPackageAsset(record, this.ctx, check);
     const t0 = performance.now();
     this.pool ??= new CookPool({ workers: this.config.cook.workers, settings: this.workerSettings(), exitOn: this.workerExitOn });
     // The worker overwrites the output in place: its old entry goes first (see cookCache.ts).
@@ -694,21 +702,7 @@ export class Cooker {
       // resolve as microtasks), so signals, timers and sockets would wait for the whole cook:
       // give the loop a turn every ~20 ms.
       let turn = performance.now();
-      for (const a of [...all.filter(isMaterial), ...all.filter((x) => !isMaterial(x))]) {
-        // The pass over cache hits is synchronous: it gives the loop its turns too (a daemon's
-        // server, Ctrl-C), so a million-asset no-op does not hold them for seconds.
-        if (performance.now() - turn > 20) {
-          await new Promise((r) => setImmediate(r));
-          turn = performance.now();
-          if (opts.signal?.aborted) break;
-        }
-        // What the cache still holds is taken here and now; only the misses queue.
-        const hit = this.cachedAsset(a.record, !opts.shard);
-        if (!('hit' in hit)) {
-          results.set(a.record.guid, hit);
-          tally(summary, hit);
-          continue;
-        }
+      const enqueue = (a: PlannedAsset, hit: CacheCheck & { hit: false }) => {
         const material = isMaterial(a);
         if (material) materialsLeft++;
         queued++;
@@ -726,10 +720,42 @@ export class Cooker {
             if (material && --materialsLeft === 0) startWarm();
           }
         });
+      };
+      // The first misses wait for the end of the pass while there are few of them and no cook
+      // worker is running yet (see below); past FEW_MISSES they all queue as they are found.
+      let waiting: Array<{ a: PlannedAsset; hit: CacheCheck & { hit: false } }> | undefined = this.pool ? undefined : [];
+      for (const a of [...all.filter(isMaterial), ...all.filter((x) => !isMaterial(x))]) {
+        // The pass over cache hits is synchronous: it gives the loop its turns too (a daemon's
+        // server, Ctrl-C), so a million-asset no-op does not hold them for seconds.
+        if (performance.now() - turn > 20) {
+          await new Promise((r) => setImmediate(r));
+          turn = performance.now();
+          if (opts.signal?.aborted) break;
+        }
+        // What the cache still holds is taken here and now; only the misses queue.
+        const hit = this.cachedAsset(a.record, !opts.shard);
+        if (!('hit' in hit)) {
+          results.set(a.record.guid, hit);
+          tally(summary, hit);
+          continue;
+        }
+        if (!waiting) enqueue(a, hit);
+        else if (waiting.push({ a, hit }) > FEW_MISSES) {
+          for (const m of waiting) enqueue(m.a, m.hit);
+          waiting = undefined;
+        }
+      }
+      // A handful of misses in a re-cook (a one-file change) cook on this thread: starting a cook
+      // worker (a thread that loads the cook's modules, ~0.2 s of CPU) costs more than they do.
+      // A first cook, however small, cooks on the workers.
+      if (waiting?.length && !opts.signal?.aborted) {
+        this.cookOnMain = summary.cached > 0;
+        for (const m of waiting) enqueue(m.a, m.hit);
       }
       if (materialsLeft === 0 && queued > 0) startWarm();
       await Promise.all([queue.onIdle(), textureQueue.onIdle()]);
     } finally {
+      this.cookOnMain = false;
       opts.signal?.removeEventListener('abort', stop);
       // Every finished asset is already journaled; fold the journal when it has grown.
       await this.saveCache(problems);

@@ -114,4 +114,36 @@ describe('cook worker pool', () => {
     const again = await cook(dir);
     expect(again.summary).toMatchObject({ ok: true, cooked: 1, cached: 3, failed: 0 });
   });
+
+  it('a re-cook with a few changed packages cooks them on the main thread: no worker, the same bytes as a cook on workers', async () => {
+    const dir = await tempDir('lumina-pool-few-');
+    const fresh = await tempDir('lumina-pool-fresh-');
+    dirs.push(dir, fresh);
+    await generateProject({ out: dir, assets: 120, seed: 5, textureEncoder: 'rgba8' });
+    const first = await cook(dir);
+    expect(first.summary.ok).toBe(true);
+    expect(first.workers).toBeGreaterThan(0);
+    // Two packages change (a texture and another): cooked again here, without a worker.
+    const reports = first.summary.assetReports.filter((a) => a.file.endsWith('.lasset') && a.status === 'cooked');
+    const texture = reports.find((a) => a.path.includes('/Textures/'))!;
+    const other = reports.find((a) => !a.path.includes('/Textures/') && !a.path.includes('/Maps/'))!;
+    for (const a of [texture, other]) {
+      const bytes = await fsp.readFile(a.file);
+      // One byte past the end of the file changes its hash, not what it parses to.
+      await fsp.writeFile(a.file, Buffer.concat([bytes, Buffer.from([0])]));
+    }
+    const again = await cook(dir);
+    expect(again.summary).toMatchObject({ ok: true, cooked: 2, failed: 0 });
+    expect(again.workers).toBe(0);
+    // A first cook of the same content (on workers) gives the same bytes.
+    await fsp.cp(dir, fresh, { recursive: true });
+    await fsp.rm(path.join(fresh, 'Saved'), { recursive: true });
+    await fsp.rm(path.join(fresh, 'Intermediates'), { recursive: true });
+    const clean = await cook(fresh);
+    expect(clean.workers).toBeGreaterThan(0);
+    const x = await bytesOf(dir);
+    const y = await bytesOf(fresh);
+    expect([...y.keys()]).toEqual([...x.keys()]);
+    expect([...x.keys()].filter((k) => !x.get(k)!.equals(y.get(k)!))).toEqual([]);
+  });
 });
