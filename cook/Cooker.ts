@@ -836,7 +836,7 @@ export class Cooker {
       const sameCosts = sameAsSwept && fs.existsSync(costFile);
       const costs = new Map<string, number>();
       for (const a of sameCosts ? [] : shipped) {
-        const ms = a.record.kind === 'package' ? this.cache.peek(a.record.guid)?.cookMs : undefined;
+        const ms = a.record.kind === 'package' ? this.cache.cookMs(a.record.guid) : undefined;
         if (ms !== undefined) costs.set(a.record.guid, ms);
       }
       if (!sameCosts) {
@@ -845,10 +845,11 @@ export class Cooker {
         });
       }
       // Forget what no longer ships before its output goes: an entry must never outlive its file.
-      // Nothing to forget when every asset came from the cache and the same set ships as at the
-      // last sweep: that sweep's cook pruned to this set, and any entry added since came with a
-      // write into Saved/Cooked, which removed the marker.
-      if (!sameAsSwept) {
+      // Nothing to forget when the same set ships as at the last sweep: that sweep's cook pruned
+      // to this set, any entry added since by another cook came with a write into Saved/Cooked,
+      // which removed the marker before this cook read it, and this cook's own entries are of
+      // planned assets (one that failed lost its entry), so of this set.
+      if (swept?.outputs !== fingerprints.outputs) {
         const shippedGuids = new Set(shipped.map((a) => a.record.guid));
         this.cache.prune((guid) => shippedGuids.has(guid));
       }

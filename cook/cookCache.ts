@@ -30,7 +30,7 @@ import path from 'node:path';
 import { errors, type LuminaError } from '../src/errors.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
 import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
-import { Arena, decodeHead, encodeHead, readEntry, recordBytes, recordGuid, StringTable, writeEntry } from './cookCacheCodec.js';
+import { Arena, decodeHead, encodeHead, readEntry, recordBytes, recordCookMs, recordGuid, StringTable, writeEntry } from './cookCacheCodec.js';
 import { changedPart, COOK_FORMAT_VERSION, sameParts, type CookKey, type CookKeyPart, type CookKeyParts } from './cookKey.js';
 
 export { COOK_FORMAT_VERSION, canonicalJson, settingsHashes } from './cookKey.js';
@@ -288,6 +288,12 @@ export class CookCache {
   private decoded(guid: string): CacheEntry | undefined {
     const at = this.index.get(guid);
     return at === undefined ? undefined : readEntry(this.arena.buf, this.table, at);
+  }
+
+  /** The entry's `cookMs` alone (no strings decoded): what the cook cost table reads of every entry. */
+  cookMs(guid: string): number | undefined {
+    const at = this.index.get(guid);
+    return at === undefined ? undefined : recordCookMs(this.arena.buf, at);
   }
 
   /** Every entry, by GUID (unordered), decoded one at a time. */

@@ -180,6 +180,19 @@ class RecordReader {
         throw new Error(`unknown string tag ${tag}`);
     }
   }
+  /** Step over a string without decoding it. */
+  skipStr(): void {
+    const tag = this.u8();
+    if (tag === TAG_HEX16) this.at += 8;
+    else if (tag === TAG_HEX32) this.at += 16;
+    else if (tag === TAG_TABLE) this.at += 4;
+    else if (tag === TAG_UTF8) {
+      const n = this.u32();
+      this.at += n;
+    }
+    else if (tag !== TAG_ABSENT) throw new Error(`unknown string tag ${tag}`);
+    if (this.at > this.end) throw new Error('record is truncated');
+  }
   reqStr(): string {
     const s = this.str();
     if (s === undefined) throw new Error('a required string is absent');
@@ -268,6 +281,26 @@ export function readEntry(b: Buffer, table: StringTable, offset: number): CacheE
   }
   if (flags & FLAG_COOK_MS) e.cookMs = r.f64();
   return e;
+}
+
+/** The `cookMs` of the record at `offset`, stepping over the fields before it without decoding them. Throws on a malformed record. */
+export function recordCookMs(b: Buffer, offset: number): number | undefined {
+  const r = new RecordReader(b, new StringTable(), offset);
+  r.skipStr(); // guid
+  r.skipStr(); // key
+  const n = r.u8();
+  for (let i = 0; i < 2 * n; i++) r.skipStr();
+  r.skipStr(); // cookedFile
+  r.at += 8 * 4; // cookedSize, cookedMtimeMs, rawSize, sourceSize
+  r.skipStr(); // xxh64
+  r.skipStr(); // cookedXxh64
+  r.at += 8 * 2; // strippedExports, nulledRefs
+  const flags = r.u8();
+  if (flags & FLAG_CLASSES) {
+    const count = r.u32();
+    for (let i = 0; i < count; i++) r.skipStr();
+  }
+  return flags & FLAG_COOK_MS ? r.f64() : undefined;
 }
 
 /** Snapshot header fields written before the records. */

@@ -76,6 +76,8 @@ describe('cook cache store', () => {
     expect(warning).toBeUndefined();
     expect(again.size).toBe(want.size);
     for (const [guid, e] of want) expect(again.peek(guid)).toEqual(e);
+    // cookMs read alone (stepping over every other field) is the decoded entry's.
+    for (const [guid, e] of want) expect(again.cookMs(guid)).toBe(e.cookMs);
     expect(again.getPak('Main.pak')).toEqual({ fingerprint: 'abc', size: 123, entries: 4 });
     const e5 = made[5];
     const hit = again.check(e5.guid, () => ({ ...e5.key.parts }), e5.rest.cookedFile);

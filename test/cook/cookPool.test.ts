@@ -12,7 +12,7 @@ import { generateProject } from '../../samples/index.js';
 import { encodeProperties } from '../../src/format/properties.js';
 import { hard, prop } from '../../src/format/packageBuilder.js';
 import { initHash } from '../../src/util/hash.js';
-import { asset, g, listFiles, tempDir, writeProject } from './helpers.js';
+import { asset, g, listFiles, tempDir, writeFixture, writeProject } from './helpers.js';
 
 beforeAll(initHash);
 const dirs: string[] = [];
@@ -113,6 +113,19 @@ describe('cook worker pool', () => {
     // What did cook is cached: the next cook (no fault) cooks only the file that failed.
     const again = await cook(dir);
     expect(again.summary).toMatchObject({ ok: true, cooked: 1, cached: 3, failed: 0 });
+  });
+
+  it('a re-cook that finds a few changed packages, one corrupt, cooks them on the main thread: the corrupt one fails with its typed error', async () => {
+    const dir = await smallProject(false);
+    expect((await cook(dir)).summary).toMatchObject({ ok: true, cooked: 4 });
+    await writeFixture(dir, 'Content/Props/Rock.lasset', { imports: [], exports: [{ guid: g(2), name: 'Rock', className: 'C', data: broken() }] });
+    const { summary, workers } = await cook(dir);
+    expect(workers).toBe(0);
+    expect(summary).toMatchObject({ ok: false, failed: 1, cooked: 0, cached: 3 });
+    expect(summary.problems.filter((p) => p.severity === 'error').map(({ code, file }) => ({ code, file }))).toEqual([
+      { code: 'PACKAGE_INVALID', file: path.join(dir, 'Content/Props/Rock.lasset') },
+    ]);
+    expect(summary.problems.find((p) => p.code === 'PACKAGE_INVALID')!.message).toContain('property N value');
   });
 
   it('a re-cook with a few changed packages cooks them on the main thread: no worker, the same bytes as a cook on workers', async () => {

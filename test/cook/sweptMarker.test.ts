@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cooker } from '../../cook/Cooker.js';
 import { cookProject } from '../../cook/cookProject.js';
 import { writeOutput } from '../../cook/cookAsset.js';
 import { CACHE_FILE_NAME, CookCache } from '../../cook/cookCache.js';
@@ -106,6 +107,34 @@ describe('the swept marker of Saved/Cooked', () => {
     expect(s.ok).toBe(false);
     expect(s.cooked).toBe(1);
     expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  it('an entry cooked outside the plan (a lone asset cook) is forgotten by the next full cook, which re-cooks one asset', async () => {
+    // Fix what the test before broke, and cook clean: the marker is there.
+    await writeFixture(dir, 'Content/Meshes/Mesh2.lasset', mesh(2));
+    await cook();
+    expect(fs.existsSync(marker)).toBe(true);
+    const loose = g(0x1ff);
+    await writeFixture(dir, 'Content/Unused/Loose.lasset', { exports: [{ guid: loose, name: 'Loose', className: '/Script/Engine.CStaticMesh' }] });
+    const cooker = await Cooker.open({ projectDir: dir });
+    try {
+      expect((await cooker.cookAsset(cooker.registry.get(loose)!)).status).toBe('cooked');
+    } finally {
+      cooker.close();
+    }
+    const cacheHas = async (guid: string) => {
+      const { cache } = await CookCache.load(path.join(dir, 'Intermediates', CACHE_FILE_NAME), cooked);
+      cache.close();
+      return cache.peek(guid) !== undefined;
+    };
+    expect(await cacheHas(loose)).toBe(true);
+    // The same assets ship as at the last sweep, one of them re-cooked: the entry outside them still goes.
+    await writeFixture(dir, 'Content/Meshes/Mesh0.lasset', { exports: [{ guid: g(0x100), name: 'Mesh0', className: '/Script/Engine.CStaticMesh', properties: [prop.str('Label', 'again')] }] });
+    const s = await cook();
+    expect(s.cooked).toBe(1);
+    expect(await cacheHas(loose)).toBe(false);
+    expect(fs.existsSync(path.join(cooked, 'Game/Unused/Loose.lasset'))).toBe(false);
+    await fsp.rm(path.join(dir, 'Content/Unused'), { recursive: true });
   });
 });
 
