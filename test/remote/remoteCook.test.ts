@@ -129,7 +129,9 @@ describe('remote cache between two machines (nginx WebDAV)', () => {
     const bad = await runCli(['cook', '--project', b, '--remote-cache', 'http://ci:secret@127.0.0.1:1/']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('[USAGE] --remote-cache must not carry credentials: set LUMINA_REMOTE_CACHE_TOKEN or LUMINA_REMOTE_CACHE_BASIC in the environment');
-  });
+    // Two whole CLI cooks, each allowed 120 s above: the suite's 60 s default for a test cut it
+    // short on a loaded machine (60.1 s at load ~22), before either cook's own limit.
+  }, 300_000);
 });
 
 /** Text assets shipped by a cook: copied locally, never shared through the remote cache. */
