@@ -100,6 +100,23 @@ describe('cook worker pool', () => {
     expect(summary.problems.find((p) => p.code === 'PACKAGE_INVALID')!.message).toContain('property N value');
   });
 
+  it('an output the worker cannot write fails that asset with IO_FAILED naming the output, leaves no temp file, and the rest cook', async () => {
+    const dir = await smallProject(false);
+    // A folder where Tree's cooked file goes: the worker's rename onto it fails (EISDIR).
+    const tree = path.join(dir, 'Saved/Cooked/Game/Props/Tree.lasset');
+    await fsp.mkdir(tree, { recursive: true });
+    const { summary, workers } = await cook(dir);
+    expect(workers).toBeGreaterThan(0);
+    expect(summary).toMatchObject({ ok: false, failed: 1, cooked: 3 });
+    const errs = summary.problems.filter((p) => p.severity === 'error');
+    expect(errs.map(({ code, file }) => ({ code, file }))).toEqual([{ code: 'IO_FAILED', file: tree }]);
+    expect(errs[0].message).toMatch(/^write failed: .*EISDIR/);
+    // Nothing half-written beside it; the others are there, whole.
+    expect((await fsp.readdir(path.dirname(tree))).sort()).toEqual(['Bush.lasset', 'Rock.lasset', 'Tree.lasset']);
+    expect(await fsp.readdir(tree)).toEqual([]);
+    expect((await fsp.readFile(path.join(dir, 'Saved/Cooked/Game/Props/Rock.lasset'))).subarray(0, 4).toString()).toBe('LCKD');
+  });
+
   it('a worker that dies is replaced: the file it died on fails alone naming it, the others cook, nothing hangs', async () => {
     const dir = await smallProject(false);
     const { summary, workers } = await cook(dir, 'Tree.lasset');
