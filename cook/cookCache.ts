@@ -29,6 +29,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errors, type LuminaError } from '../src/errors.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
+import { lstatInto, type LstatNumbers } from '../src/registry/fastLstat.js';
 import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
 import { Arena, decodeHead, encodeHead, readEntry, recordBytes, recordCookMs, recordGuid, StringTable, writeEntry } from './cookCacheCodec.js';
 import { changedPart, COOK_FORMAT_VERSION, sameParts, type CookKey, type CookKeyPart, type CookKeyParts } from './cookKey.js';
@@ -106,6 +107,8 @@ export class CookCache {
   private legacyPending = false;
   /** Lines in the journal now: what a compaction would fold. */
   private journalOps = 0;
+  /** check()'s stat numbers, reused for every output. */
+  private readonly stat: LstatNumbers = { mtimeMs: 0, size: 0, isFile: false };
 
   private constructor(
     readonly file: string,
@@ -322,14 +325,11 @@ export class CookCache {
     const parts = want(e.texture, e.classes);
     if (!sameParts(e.parts, parts)) return { hit: false, reason: changedPart(e.parts, parts) ?? 'format' };
     // Synchronous: a stat of a cached inode is a few microseconds, the promise round trip several
-    // times that, and a no-op re-cook of 20k assets is mostly these stats.
-    let st: fs.Stats | undefined;
-    try {
-      st = fs.statSync(output ?? path.join(this.cookedDir, e.cookedFile), { throwIfNoEntry: false });
-    } catch {
-      st = undefined;
-    }
-    if (!st || !st.isFile() || st.size !== e.cookedSize || st.mtimeMs !== e.cookedMtimeMs) return { hit: false, reason: 'output' };
+    // times that, and a no-op re-cook of 20k assets is mostly these stats. lstatInto allocates
+    // nothing (no fs.Stats and its four Dates per output); an output that became a symlink is
+    // not the file the cook wrote, so it is a miss.
+    const st = this.stat;
+    if (!lstatInto(output ?? path.join(this.cookedDir, e.cookedFile), st) || !st.isFile || st.size !== e.cookedSize || st.mtimeMs !== e.cookedMtimeMs) return { hit: false, reason: 'output' };
     return { hit: true, entry: e };
   }
 
