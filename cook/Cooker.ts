@@ -65,7 +65,7 @@ import { RemoteShaderCache } from './remote/RemoteShaderCache.js';
 import { COST_TABLE_FILE, encodeCostTable, shardCostTable, splitForShard, type ShardSplit } from './remote/costTable.js';
 import { selectShare, type ShardSpec } from './remote/shardPlan.js';
 import { cookShaders, type ShaderCookResult } from './shaders/cookShaders.js';
-import { knownEntry, MATERIAL_CLASS, type PackageMaterials } from './shaders/materials.js';
+import { knownEntry, MATERIAL_CLASS, type MaterialsMemo, type PackageMaterials } from './shaders/materials.js';
 import { ShaderRegistry } from '../src/registry/ShaderRegistry.js';
 import { decodeShaderCache, describePermutation, SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import { shipRelease } from './writeRelease.js';
@@ -254,6 +254,8 @@ export class Cooker {
   private outputBytesBudget = 0;
   /** This full cook has only a few packages to cook: they cook on this thread, no cook worker is started. */
   private cookOnMain = false;
+  /** The shader materials cache as a full cook's last scan left it (its two scans parse it once). */
+  private materialsMemo: MaterialsMemo | undefined;
 
   private constructor(opts: { config: ProjectConfig; registry: RootLookup; cache: CookCache; shaders: ShaderRegistry; ci: boolean; log: Logger; bus: ProgressBus; store?: CookStore }) {
     this.config = opts.config;
@@ -520,7 +522,7 @@ export class Cooker {
     const before = this.storeProblems;
     this.storeProblems = problems ?? before;
     try {
-      return await cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune, remote, share, log: this.log, report: (e) => this.report(e, 'error', problems), knownMaterials: this.materialsSeen });
+      return await cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune, remote, share, log: this.log, report: (e) => this.report(e, 'error', problems), knownMaterials: this.materialsSeen, materials: this.materialsMemo });
     } finally {
       this.storeProblems = before;
       // Taken into the materials cache (ShaderMaterials.json) by that scan.
@@ -537,7 +539,7 @@ export class Cooker {
       this.shaders.scan();
       // Only the materials' own packages are read here, beside the cook (the cook workers return
       // the rest); a material export in a package of another class is compiled after the cook.
-      const early = { knownMaterials: this.materialsSeen, materialClassOnly: true };
+      const early = { knownMaterials: this.materialsSeen, materialClassOnly: true, materials: this.materialsMemo };
       return (await cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune: false, log: silentLogger, report: () => {}, signal, ...early })).compiledList;
     } catch {
       // The shader cook after the assets meets the same problem and reports it.
@@ -559,10 +561,12 @@ export class Cooker {
   /** A full cook: see the module comment. */
   async cook(opts: FullCookOptions = {}): Promise<CookSummary> {
     this.outputBytesBudget = HELD_OUTPUT_BYTES;
+    this.materialsMemo = {};
     try {
       return await this.fullCook(opts);
     } finally {
       this.outputBytesBudget = 0;
+      this.materialsMemo = undefined;
     }
   }
 

@@ -33,7 +33,7 @@ import type { AssetRecord } from '../../src/registry/types.js';
 import { hashString, initHash } from '../../src/util/hash.js';
 import { canonicalJson } from '../cookCache.js';
 import { checkDefine, compileShader, detectCompiler, SHADER_TOOLS_FILE, type ShaderCompiler } from './compiler.js';
-import { scanMaterials, type KnownMaterials } from './materials.js';
+import { scanMaterials, type KnownMaterials, type MaterialsMemo } from './materials.js';
 import type { ShaderRemote, ShaderRemoteRequest } from './ShaderRemote.js';
 import { ShaderStore } from './ShaderStore.js';
 
@@ -68,6 +68,8 @@ export interface ShaderCookOptions {
   knownMaterials?: KnownMaterials;
   /** Read only packages whose class is a material (see scanMaterials). */
   materialClassOnly?: boolean;
+  /** The materials cache as this cook's last scan left it (see scanMaterials' `memo`). */
+  materials?: MaterialsMemo;
 }
 
 export interface ShaderCookResult {
@@ -150,7 +152,7 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
   const scan = await scanMaterials(
     opts.packages.map((p) => p.record),
     config.intermediatesDir,
-    { known: opts.knownMaterials, materialClassOnly: opts.materialClassOnly },
+    { known: opts.knownMaterials, materialClassOnly: opts.materialClassOnly, memo: opts.materials },
   );
   // Only packages with materials ask for anything: sorting just those is the same order of asks.
   const sortedPackages = opts.packages.filter((p) => scan.byPackage.has(p.record.guid)).sort((a, b) => cmp(a.record.packagePath, b.record.packagePath));

@@ -20,7 +20,8 @@ import { writeFileAtomicSync } from '../../src/util/atomicWrite.js';
 
 export const MATERIAL_CLASS = '/Script/Engine.CMaterial';
 export const MATERIALS_CACHE_FILE = 'ShaderMaterials.json';
-const CACHE_VERSION = 1;
+/** 2: a package without materials is just its hash (most are: a third of the file's parse at 1). Version 1 is still read. */
+const CACHE_VERSION = 2;
 
 export interface MaterialShader {
   /** `/Game/Materials/Rock.Rock` (or `/Game/Materials/Rock.SubMaterial`). */
@@ -70,12 +71,23 @@ export interface ScanMaterialsOptions {
    * cook: the rest come from the workers); packages neither cached nor known are left out.
    */
   materialClassOnly?: boolean;
+  /** The cache file as this cook's last scan left it (see MaterialsMemo). */
+  memo?: MaterialsMemo;
+}
+
+/**
+ * The cache a scan loaded or wrote, with the file's identity then: a full cook scans twice (the
+ * early shader compiles, then what ships) and its second scan parses nothing while the file is as
+ * the first left it (5-6 MB of JSON at 100k assets). Held by the caller for one cook only.
+ */
+export interface MaterialsMemo {
+  last?: { file: string; stamp: string; cache: ReadonlyMap<string, PackageMaterials> };
 }
 
 /** The materials of `packages`, reading only what the cache (or `known`) does not know. */
 export async function scanMaterials(packages: readonly AssetRecord[], intermediatesDir: string, opts: ScanMaterialsOptions = {}): Promise<MaterialScan> {
   const file = path.join(intermediatesDir, MATERIALS_CACHE_FILE);
-  const cache = loadCache(file);
+  const cache = loadCache(file, opts.memo);
   const next: Array<[string, PackageMaterials]> = [];
   const byPackage = new Map<string, { materials: MaterialShader[]; error?: LuminaError }>();
   const none: MaterialShader[] = [];
@@ -109,11 +121,15 @@ export async function scanMaterials(packages: readonly AssetRecord[], intermedia
       error: entry.error && errors.cookFailed(r.file, `${entry.error.field}: ${entry.error.message}`),
     });
   }
-  // Unchanged when nothing was read and every cached package is still asked for (same count).
-  if (dirty || cache.size !== new Set(next.map(([g]) => g)).size) {
+  // Unchanged when nothing was read and every cached package is still asked for: each was found
+  // in the cache, so the same count (GUIDs are unique) is the same set.
+  if (dirty || cache.size !== next.length) {
     try {
       fs.mkdirSync(intermediatesDir, { recursive: true });
-      writeFileAtomicSync(file, JSON.stringify({ version: CACHE_VERSION, packages: Object.fromEntries(next) }));
+      const packages: Record<string, PackageMaterials | string> = {};
+      for (const [guid, e] of next) packages[guid] = knownEntry(e);
+      writeFileAtomicSync(file, JSON.stringify({ version: CACHE_VERSION, packages }));
+      remember(opts.memo, file, new Map(next));
     } catch {
       // A cache never fails a cook; the next one reads again.
     }
@@ -121,12 +137,31 @@ export async function scanMaterials(packages: readonly AssetRecord[], intermedia
   return { byPackage, read };
 }
 
-function loadCache(file: string): Map<string, PackageMaterials> {
+function stampOf(file: string): string | undefined {
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  return st && `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+}
+
+function remember(memo: MaterialsMemo | undefined, file: string, cache: ReadonlyMap<string, PackageMaterials>): void {
+  if (!memo) return;
+  const stamp = stampOf(file);
+  memo.last = stamp === undefined ? undefined : { file, stamp, cache };
+}
+
+function loadCache(file: string, memo?: MaterialsMemo): ReadonlyMap<string, PackageMaterials> {
   try {
-    const c = JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: number; packages?: Record<string, PackageMaterials> };
-    if (c?.version !== CACHE_VERSION || !c.packages || typeof c.packages !== 'object') return new Map();
+    const last = memo?.last;
+    if (last && last.file === file && last.stamp === stampOf(file)) return last.cache;
+    const stamp = stampOf(file);
+    const c = JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: number; packages?: Record<string, PackageMaterials | string> };
+    if ((c?.version !== CACHE_VERSION && c?.version !== 1) || !c.packages || typeof c.packages !== 'object') return new Map();
     const m = new Map<string, PackageMaterials>();
-    for (const [guid, e] of Object.entries(c.packages)) if (e && typeof e.hash === 'string' && Array.isArray(e.materials)) m.set(guid, e);
+    const none: MaterialShader[] = [];
+    for (const [guid, e] of Object.entries(c.packages)) {
+      if (typeof e === 'string') m.set(guid, { hash: e, materials: none });
+      else if (e && typeof e.hash === 'string' && Array.isArray(e.materials)) m.set(guid, e);
+    }
+    if (memo) memo.last = stamp === undefined ? undefined : { file, stamp, cache: m };
     return m;
   } catch {
     return new Map();
