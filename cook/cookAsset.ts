@@ -225,61 +225,6 @@ export function writeOutput(target: string, data: Uint8Array): WrittenFile {
   }
 }
 
-/**
- * writeOutput off this thread: the same temp + rename, through the thread pool. A cook worker
- * writes this way so it cooks the next package while the file system works: on a busy disk a
- * file's create and rename wait (~0.4 ms a file measured under load, on this ext4 with
- * `discard`), which as blocking calls left a core idle. The caller must not touch `data` (nor
- * transfer its buffer) until the promise settles.
- */
-export function writeOutputAsync(target: string, data: Uint8Array): Promise<WrittenFile> {
-  beforeCookedWrite(target);
-  const dir = path.dirname(target);
-  const tmp = outputTempPath(target);
-  return new Promise<WrittenFile>((resolve, reject) => {
-    let fd: number | undefined;
-    const fail = (e: NodeJS.ErrnoException) => {
-      const cleanUp = () =>
-        fs.rm(tmp, { force: true }, () => {
-          // The folder may have been removed since it was made (a clean, a stale-file sweep): forget it and retry once.
-          if (e.code === 'ENOENT' && madeDirs.delete(dir)) writeOutputAsync(target, data).then(resolve, reject);
-          else reject(errors.ioFailed(target, 'write', e));
-        });
-      if (fd === undefined) cleanUp();
-      else fs.close(fd, cleanUp);
-    };
-    try {
-      if (!madeDirs.has(dir)) {
-        fs.mkdirSync(dir, { recursive: true });
-        madeDirs.add(dir);
-      }
-    } catch (e) {
-      // Not reachable even for the temp file (Saved is a file): the real error, untouched.
-      reject(errors.ioFailed(target, 'write', e));
-      return;
-    }
-    fs.open(tmp, 'w', (e, opened) => {
-      if (e) return fail(e);
-      fd = opened;
-      const writeFrom = (at: number): void => {
-        if (at >= data.byteLength) {
-          fs.fstat(opened, (e2, st) => {
-            if (e2) return fail(e2);
-            fs.close(opened, (e3) => {
-              fd = undefined;
-              if (e3) return fail(e3);
-              fs.rename(tmp, target, (e4) => (e4 ? fail(e4) : resolve({ size: st.size, mtimeMs: st.mtimeMs })));
-            });
-          });
-          return;
-        }
-        fs.write(opened, data, at, data.byteLength - at, null, (e2, n) => (e2 ? fail(e2) : writeFrom(at + n)));
-      };
-      writeFrom(0);
-    });
-  });
-}
-
 /** What writeOutput put on disk: the file's size and mtime, which the cook cache records. */
 export interface WrittenFile {
   size: number;
@@ -300,12 +245,6 @@ export interface WrittenOutput extends WrittenFile {
 export function writeAssetOutput(target: string, data: Uint8Array): WrittenOutput {
   const st = writeOutput(target, data);
   return { cookedXxh64: hashHex(xxh64(data)), size: st.size, mtimeMs: st.mtimeMs };
-}
-
-/** writeAssetOutput through writeOutputAsync (the hash is taken now, on this thread). */
-export function writeAssetOutputAsync(target: string, data: Uint8Array): Promise<WrittenOutput> {
-  const cookedXxh64 = hashHex(xxh64(data));
-  return writeOutputAsync(target, data).then((st) => ({ cookedXxh64, size: st.size, mtimeMs: st.mtimeMs }));
 }
 
 /**

@@ -57,7 +57,7 @@ interface Batch {
 
 interface Slot {
   worker: Worker;
-  /** Batches sent and not answered, oldest first (the one cooking, or whose outputs are being written while the next cooks). */
+  /** Batches sent and not answered, oldest (the one cooking) first. */
   batches: Batch[];
   /** The uncaught error that is ending it, for the message of the files it takes down. */
   error?: Error;
@@ -148,9 +148,7 @@ export class CookPool {
       const batch: Batch = { id: this.nextId++, jobs };
       slot.batches.push(batch);
       if (slot.batches.length === 1) slot.worker.ref();
-      // A retry after a crash is answered whole before the worker cooks on (see ToWorker).
-      const whole = jobs[0].alone === true;
-      const msg: ToWorker = { type: 'batch', id: batch.id, ...(whole ? { whole } : {}), jobs: jobs.map((j) => (j.packagePath === undefined ? { file: j.file, output: j.output } : { file: j.file, output: j.output, packagePath: j.packagePath })) };
+      const msg: ToWorker = { type: 'batch', id: batch.id, jobs: jobs.map((j) => (j.packagePath === undefined ? { file: j.file, output: j.output } : { file: j.file, output: j.output, packagePath: j.packagePath })) };
       slot.worker.postMessage(msg);
     }
   }

@@ -1,10 +1,9 @@
 /**
  * A cook worker thread (started by CookPool): takes batches of package files and, for each, reads
- * the source once, hashes it, parses, strips, cooks its textures (rgba8), LCKD-encodes it
- * (cookPackageSource) and writes the cooked file (temp + rename, through the thread pool). The
- * outcomes go back in one message per batch once its files are written, the LCKD bytes
- * transferred, not copied. Batches cook one after another, in order (the next one cooks while the
- * last one's files are written), so memory per worker is about two batches' outputs.
+ * the source once, hashes it, parses, strips, cooks its textures (rgba8) and LCKD-encodes it
+ * (cookPackageSource). It writes nothing: the outcomes go back in one message per batch, the LCKD
+ * bytes transferred, not copied. Batches run one after another, in order, so memory per worker is
+ * one asset's at a time and the pool knows which batch a crash happened in.
  */
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -12,7 +11,7 @@ import { errors } from '../../src/errors.js';
 import { initHash } from '../../src/util/hash.js';
 import { ClassSchemas } from '../../src/schemas/classSchemas.js';
 import { loadSchemas } from '../../src/schemas/loadSchemas.js';
-import { writeAssetOutputAsync } from '../cookAsset.js';
+import { writeAssetOutput } from '../cookAsset.js';
 import { asCookError, cookPackageSource, NeedsMainThread, type PackageCookOutcome, type PackageCookSettings } from '../cookPackageSource.js';
 import type { FromWorker, JobResult, ToWorker, WorkerInit, WorkerJob, WorkerSettings } from './messages.js';
 
@@ -47,56 +46,38 @@ function failed(file: string, e: unknown, sourceSize = 0): PackageCookOutcome {
   return { status: 'failed', contentHash: '', sourceSize, rawSize: 0, strippedExports: 0, nulledRefs: 0, texture: false, warnings: [], fallbacks: [], error: asCookError(e, file).toLog() };
 }
 
-/** A job's result, or (its output still being written) the promise of it. */
-type Cooked = { now: JobResult } | { later: Promise<JobResult> };
-
-async function cookFile({ file, output, packagePath }: WorkerJob): Promise<Cooked> {
+async function cookFile({ file, output, packagePath }: WorkerJob): Promise<JobResult> {
   if (init.exitOn !== undefined && file.endsWith(init.exitOn)) process.exit(7);
-  if (settings instanceof Error) return { now: { outcome: failed(file, settings) } };
+  if (settings instanceof Error) return { outcome: failed(file, settings) };
   let source: Uint8Array;
   try {
     source = fs.readFileSync(file);
   } catch (e) {
-    return { now: { outcome: failed(file, errors.ioFailed(file, 'read', e)) } };
+    return { outcome: failed(file, errors.ioFailed(file, 'read', e)) };
   }
   let outcome: PackageCookOutcome;
   try {
     outcome = await cookPackageSource(source, file, settings, packagePath);
   } catch (e) {
-    if (e instanceof NeedsMainThread) return { now: { needsMain: true } };
-    return { now: { outcome: failed(file, e, source.byteLength) } };
+    if (e instanceof NeedsMainThread) return { needsMain: true };
+    return { outcome: failed(file, e, source.byteLength) };
   }
-  if (!outcome.lckd) return { now: { outcome } };
+  if (!outcome.lckd) return { outcome };
   // Written here, not on the main thread: creating the file is the largest single cost of an
-  // asset's output, and here it runs on every core. Through the thread pool: this thread cooks
-  // the next package while the file system works (see writeOutputAsync).
-  const sourceSize = source.byteLength;
-  const later = writeAssetOutputAsync(output, outcome.lckd).then(
-    (written): JobResult => ({ outcome, written }),
+  // asset's output, and here it runs on every core.
+  try {
+    return { outcome, written: writeAssetOutput(output, outcome.lckd) };
+  } catch (e) {
     // An output we could not write is not the asset's fault: never verbatim, always failed.
-    (e): JobResult => ({ outcome: failed(file, e, sourceSize) }),
-  );
-  return { later };
-}
-
-/**
- * Cook a batch's packages one after another; resolves when the cooking is done, and answers the
- * batch when its outputs are written too, so the next batch cooks while they are. The pool
- * matches answers by id.
- */
-async function runBatch(id: number, jobs: WorkerJob[], whole: boolean): Promise<void> {
-  const pending: Array<JobResult | Promise<JobResult>> = [];
-  for (const j of jobs) {
-    const c = await cookFile(j);
-    pending.push('now' in c ? c.now : c.later);
+    return { outcome: failed(file, e, source.byteLength) };
   }
-  const answered = Promise.all(pending).then(answer.bind(null, id));
-  if (whole) await answered;
 }
 
-function answer(id: number, results: JobResult[]): void {
+async function runBatch(id: number, jobs: WorkerJob[]): Promise<void> {
+  const results: JobResult[] = [];
   const transfer: ArrayBuffer[] = [];
-  for (const r of results) {
+  for (const j of jobs) {
+    const r = await cookFile(j);
     if ('outcome' in r && r.outcome.lckd) {
       // Transfer the bytes, never copy them; a view into a shared buffer is copied out first.
       let b = r.outcome.lckd;
@@ -104,6 +85,7 @@ function answer(id: number, results: JobResult[]): void {
       r.outcome.lckd = b;
       transfer.push(b.buffer as ArrayBuffer);
     }
+    results.push(r);
   }
   const msg: FromWorker = { type: 'batch', id, results };
   port.postMessage(msg, transfer);
@@ -114,5 +96,5 @@ apply(init.settings);
 let chain = Promise.resolve();
 port.on('message', (m: ToWorker) => {
   if (m.type === 'settings') chain = chain.then(() => apply(m.settings));
-  else chain = chain.then(() => runBatch(m.id, m.jobs, m.whole === true));
+  else chain = chain.then(() => runBatch(m.id, m.jobs));
 });

@@ -28,11 +28,7 @@ export interface WorkerJob {
   packagePath?: string;
 }
 
-/**
- * A batch. `whole`: answer it before cooking the next one (outputs written, not only cooked), so
- * a worker that dies is dying on this batch's file: the pool's retries of a crash run this way.
- */
-export type ToWorker = { type: 'settings'; settings: WorkerSettings } | { type: 'batch'; id: number; jobs: WorkerJob[]; whole?: boolean };
+export type ToWorker = { type: 'settings'; settings: WorkerSettings } | { type: 'batch'; id: number; jobs: WorkerJob[] };
 
 /**
  * One job's answer: its outcome (`written`: the LCKD bytes are in the output file, with its
