@@ -29,7 +29,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errors, type LuminaError } from '../src/errors.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
-import { lstatInto, type LstatNumbers } from '../src/registry/fastLstat.js';
+import { lstatInto, type LstatNumbers } from '../src/util/fastLstat.js';
 import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
 import { Arena, decodeHead, encodeHead, readEntry, recordBytes, recordCookMs, recordGuid, StringTable, writeEntry } from './cookCacheCodec.js';
 import { changedPart, COOK_FORMAT_VERSION, sameParts, type CookKey, type CookKeyPart, type CookKeyParts } from './cookKey.js';

@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { TEMP_MARKER } from '../util/atomicWrite.js';
-import { lstatInto, type LstatNumbers } from './fastLstat.js';
+import { lstatInto, type LstatNumbers } from '../util/fastLstat.js';
 
 export const PACKAGE_EXT = '.lasset';
 export const TEXT_EXTS: ReadonlySet<string> = new Set(['.rml', '.rcss', '.luau']);

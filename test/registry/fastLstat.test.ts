@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lstatFastPath, lstatInto, type LstatNumbers } from '../../src/registry/fastLstat.js';
+import { lstatFastPath, lstatInto, type LstatNumbers } from '../../src/util/fastLstat.js';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
 import { g, makeProject, type TempProject } from './fixtures.js';
 

@@ -5,7 +5,7 @@
  */
 import { loadConfig } from '../../config/index.js';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
-import { lstatFastPath } from '../../src/registry/fastLstat.js';
+import { lstatFastPath } from '../../src/util/fastLstat.js';
 
 const { config } = loadConfig(process.argv[2]);
 const reg = await AssetRegistry.open({ config });
