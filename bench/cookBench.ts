@@ -19,7 +19,6 @@
  * Run alone: `npx tsx bench/cookBench.ts [assets]`.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,6 +27,7 @@ import { cookProject } from '../cook/cookProject.js';
 import { generateProject } from '../samples/index.js';
 import { ProgressBus } from '../src/log/events.js';
 import { initHash } from '../src/util/hash.js';
+import { procCpuMs } from './procCpu.js';
 import { editedPackage } from './watchBench.js';
 
 const ms = (t: number) => `${(t / 1000).toFixed(2)} s`;
@@ -35,15 +35,9 @@ const ms = (t: number) => `${(t / 1000).toFixed(2)} s`;
 /** The installed CLI (bin/ runs dist/: `npm run build` first). */
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'lumina-cook.js');
 
-/** CPU ms of this process's finished child processes (Linux: /proc/self/stat cutime + cstime). */
+/** CPU ms of this process's finished child processes (0 where there is no /proc). */
 function childCpuMs(): number {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[13]) + Number(f[14])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
+  return procCpuMs()?.children ?? 0;
 }
 
 export async function runCookBench(opts: { assets?: number } = {}): Promise<{ lines: string[] }> {

@@ -23,6 +23,7 @@ import PQueue from 'p-queue';
 import { loadConfig } from '../config/index.js';
 import { readPackageTables } from '../src/format/packageReader.js';
 import { AssetRegistry } from '../src/registry/AssetRegistry.js';
+import { procCpuMs } from './procCpu.js';
 
 const FOLDERS = 500;
 const IMPORTS = 3;
@@ -89,19 +90,9 @@ function timeFind(root: string): number {
   return timeFindCpu(root).ms;
 }
 
-/**
- * CPU time (user + system) of the children this process has waited for, from /proc/self/stat
- * (Linux; clock ticks, usually 10 ms). null where there is no /proc.
- */
+/** CPU time of the children this process has waited for (in 10 ms ticks), or null without /proc. */
 function childrenCpuMs(): number | null {
-  try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 16 and 17 (cutime, cstime), counted from 1 with pid and comm: here at 13 and 14.
-    return ((Number(f[13]) + Number(f[14])) * 1000) / 100;
-  } catch {
-    return null;
-  }
+  return procCpuMs()?.children ?? null;
 }
 
 /** find's wall time, and its CPU time (the shell's and find's) when /proc tells it. */

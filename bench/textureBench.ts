@@ -25,6 +25,7 @@ import { greyMask, leafCutout, noiseAlbedo, normalMap, planksAlbedo } from '../s
 import { encodePng } from '../samples/generate/png.js';
 import { Random } from '../samples/generate/random.js';
 import { runChild } from '../src/util/runChild.js';
+import { procCpuMs } from './procCpu.js';
 
 const SIZE = 2048;
 const LABEL = 54;
@@ -168,27 +169,16 @@ async function cliAll(exe: string, groups: Array<{ settings: TextureSettings; fi
   return parallel.wall <= split.wall ? { ...parallel, how: `-parallel -max_threads ${CORES}` } : { ...split, how: `${CORES} processes x -max_threads 1` };
 }
 
-/** CPU seconds of this process and its reaped children so far (Linux /proc; NaN elsewhere). */
+/** CPU seconds of this process and its reaped children so far (NaN without /proc). */
 function cpuSeconds(): number {
-  try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime, stime, cutime, cstime are fields 14-17 (1-based): 11-14 after the state field.
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
-  } catch {
-    return NaN;
-  }
+  const c = procCpuMs();
+  return c ? (c.self + c.children) / 1000 : NaN;
 }
 
-/** CPU seconds of this process's reaped children so far (Linux /proc; NaN elsewhere). */
+/** CPU seconds of this process's reaped children so far (NaN without /proc). */
 function childCpuSeconds(): number {
-  try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[13]) + Number(f[14])) / 100;
-  } catch {
-    return NaN;
-  }
+  const c = procCpuMs();
+  return c ? c.children / 1000 : NaN;
 }
 
 /** Wall and CPU seconds of `work`; `own` is this process's part of `cpu` (the rest: its child processes). */
