@@ -314,14 +314,12 @@ export class CookCache {
    * `cookedFile` is where it ships now (relative, from the registry), `output` that file's absolute
    * path (default: joined here). Stats the output file (size and mtime must match).
    */
-  check(guid: string, want: (texture: boolean, classes: readonly string[] | undefined) => CookKeyParts, cookedFile?: string, output?: string): CacheCheck {
+  check(guid: string, want: (texture: boolean, classes: readonly string[] | undefined) => CookKeyParts, cookedFile: string, output?: string): CacheCheck {
     const e = this.decoded(guid);
     if (!e) return { hit: false, reason: 'new' };
-    if (cookedFile !== undefined) {
-      // A renamed or moved asset keeps its GUID but ships under a new path. Equal to the
-      // registry's path, the entry's is inside the cooked folder.
-      if (e.cookedFile !== cookedFile) return { hit: false, reason: 'output' };
-    } else if (outsideCooked(e.cookedFile)) return { hit: false, reason: 'new' };
+    // A renamed or moved asset keeps its GUID but ships under a new path. Equal to the registry's
+    // path, the entry's is inside the cooked folder (what peek checks with outsideCooked).
+    if (e.cookedFile !== cookedFile) return { hit: false, reason: 'output' };
     const parts = want(e.texture, e.classes);
     if (!sameParts(e.parts, parts)) return { hit: false, reason: changedPart(e.parts, parts) ?? 'format' };
     // Synchronous: a stat of a cached inode is a few microseconds, the promise round trip several
