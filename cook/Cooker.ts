@@ -525,7 +525,7 @@ export class Cooker {
       return await cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune, remote, share, log: this.log, report: (e) => this.report(e, 'error', problems), knownMaterials: this.materialsSeen, materials: this.materialsMemo });
     } finally {
       this.storeProblems = before;
-      // Taken into the materials cache (ShaderMaterials.json) by that scan.
+      // Taken into the materials table (ShaderMaterials.bin) by that scan.
       this.materialsSeen.clear();
     }
   }

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import { MAIN_CHUNK } from '../cook/planCook.js';
 import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import { readPackageTables } from '../src/format/packageReader.js';
-import { MATERIAL_CLASS, MATERIALS_CACHE_FILE } from '../cook/shaders/materials.js';
+import { MATERIAL_CLASS, packagesWithMaterials } from '../cook/shaders/materials.js';
 
 export interface BatchCookResult {
   cooked: number;
@@ -95,19 +95,9 @@ export class IncrementalCook {
     }
   }
 
-  /** The packages with materials, from the full cook's material scan (ShaderMaterials.json); undefined when it cannot be read. */
+  /** The packages with materials, from the full cook's material scan (ShaderMaterials.bin); undefined when it cannot be read. */
   private readMaterialPackages(): Set<string> | undefined {
-    try {
-      const c = JSON.parse(fs.readFileSync(path.join(this.cooker.config.intermediatesDir, MATERIALS_CACHE_FILE), 'utf8')) as {
-        packages?: Record<string, { materials?: unknown[]; error?: unknown }>;
-      };
-      if (!c.packages || typeof c.packages !== 'object') return undefined;
-      const out = new Set<string>();
-      for (const [guid, e] of Object.entries(c.packages)) if ((e.materials?.length ?? 0) > 0 || e.error) out.add(guid);
-      return out;
-    } catch {
-      return undefined;
-    }
+    return packagesWithMaterials(this.cooker.config.intermediatesDir);
   }
 
   /** Whether any of these (just cooked) packages holds a material export now or did before; updates the set. */

@@ -3,12 +3,25 @@
  * `/Script/Engine.CMaterial` names its shader in `ShaderSource` (StrProperty, a virtual path) and
  * its defines in `ShaderDefines` (ArrayProperty of StrProperty).
  *
- * A package is read only when its content hash is not in `Intermediates/ShaderMaterials.json`
+ * A package is read only when its content hash is not in `Intermediates/ShaderMaterials.bin`
  * (the tables first; the whole file only when an export is a material), so a warm cook reads
  * nothing here, nor when a cook worker just parsed it (it returns the package's materials with
- * its outcome: `known`), so a cold cook reads only what it did not cook. A package that cannot be parsed has no materials as far as this goes: the package
- * cook reports it, once. A material whose properties have the wrong types is an error naming the
- * package and the property.
+ * its outcome: `known`), so a cold cook reads only what it did not cook. A package that cannot be
+ * parsed has no materials as far as this goes: the package cook reports it, once. A material
+ * whose properties have the wrong types is an error naming the package and the property.
+ *
+ * The table is kept packed, in memory as on disk: at a million assets its JSON of before was 57 MB
+ * of text parsed whole into ~550k objects by each scan and by the daemon's start; packed it is
+ * ~18 MB of records plus the materials of the few packages that have any:
+ *
+ *   header   "LSMC" u32 version, u32 records, u32 blob bytes            (little-endian)
+ *   record   guid[16] hash[8] u32 blob offset, u32 blob length (0: no materials)
+ *   blob     per package with materials (or a material error): {"materials":[...],"error":{...}}
+ *   footer   xxh64 (seed 0) of everything before it, u64
+ *
+ * Records are sorted by GUID (binary search). A `ShaderMaterials.json` (versions 1 and 2) is read
+ * once when there is no table, and removed when the table is written. A damaged table is never
+ * trusted: every package is read again.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,11 +30,19 @@ import { decodeExport, parsePackage, parsePackageTables, readPackageFile, readPa
 import type { LoadedPackage, Property } from '../../src/format/packageTypes.js';
 import type { AssetRecord } from '../../src/registry/types.js';
 import { writeFileAtomicSync } from '../../src/util/atomicWrite.js';
+import { initHash, xxh64 } from '../../src/util/hash.js';
 
 export const MATERIAL_CLASS = '/Script/Engine.CMaterial';
-export const MATERIALS_CACHE_FILE = 'ShaderMaterials.json';
-/** 2: a package without materials is just its hash (most are: a third of the file's parse at 1). Version 1 is still read. */
-const CACHE_VERSION = 2;
+export const MATERIALS_CACHE_FILE = 'ShaderMaterials.bin';
+/** The JSON table of before (versions 1 and 2): read when there is no binary one, removed once it is written. */
+export const LEGACY_MATERIALS_CACHE_FILE = 'ShaderMaterials.json';
+const MAGIC = 0x434d534c; // "LSMC"
+const VERSION = 2;
+const HEADER = 16;
+const RECORD = 32;
+const FOOTER = 8;
+const GUID_RE = /^[0-9a-f]{32}$/;
+const HASH_RE = /^[0-9a-f]{16}$/;
 
 export interface MaterialShader {
   /** `/Game/Materials/Rock.Rock` (or `/Game/Materials/Rock.SubMaterial`). */
@@ -32,7 +53,7 @@ export interface MaterialShader {
   defines: string[];
 }
 
-/** One package's materials as the scan (and its cache) keeps them. */
+/** One package's materials as a cook worker returns them. */
 export interface PackageMaterials {
   /** xxh64 (hex) of the package bytes they were read from. */
   hash: string;
@@ -71,70 +92,126 @@ export interface ScanMaterialsOptions {
    * cook: the rest come from the workers); packages neither cached nor known are left out.
    */
   materialClassOnly?: boolean;
-  /** The cache file as this cook's last scan left it (see MaterialsMemo). */
+  /** The table as this cook's last scan left it (see MaterialsMemo). */
   memo?: MaterialsMemo;
 }
 
 /**
- * The cache a scan loaded or wrote, with the file's identity then: a full cook scans twice (the
- * early shader compiles, then what ships) and its second scan parses nothing while the file is as
- * the first left it (5-6 MB of JSON at 100k assets). Held by the caller for one cook only.
+ * The table a scan loaded or wrote, with the file's identity then: a full cook scans twice (the
+ * early shader compiles, then what ships) and its second scan reads and checks nothing while the
+ * file is as the first left it. Held by the caller for one cook only.
  */
 export interface MaterialsMemo {
-  last?: { file: string; stamp: string; cache: ReadonlyMap<string, PackageMaterials> };
+  last?: { file: string; stamp: string; table: MaterialsTable };
 }
 
-/** The materials of `packages`, reading only what the cache (or `known`) does not know. */
-export async function scanMaterials(packages: readonly AssetRecord[], intermediatesDir: string, opts: ScanMaterialsOptions = {}): Promise<MaterialScan> {
-  const file = path.join(intermediatesDir, MATERIALS_CACHE_FILE);
-  const cache = loadCache(file, opts.memo);
-  const next: Array<[string, PackageMaterials]> = [];
-  const byPackage = new Map<string, { materials: MaterialShader[]; error?: LuminaError }>();
-  const none: MaterialShader[] = [];
-  let read = 0;
-  let dirty = false;
-  for (const r of packages) {
-    if (r.kind !== 'package') continue;
-    let entry = cache.get(r.guid);
-    if (!entry || entry.hash !== r.hash) {
-      const known = opts.known?.get(r.guid);
-      if (known === r.hash) {
-        dirty = true;
-        entry = { hash: known, materials: [] };
-      } else if (typeof known === 'object' && known.hash === r.hash) {
-        dirty = true;
-        entry = known;
+/** The packed table (see the module comment): records sorted by GUID, looked up by binary search. */
+export class MaterialsTable {
+  private readonly key = Buffer.alloc(24);
+
+  private constructor(
+    /** The whole file (or an encoded table): header, records, blob, footer. */
+    private readonly bytes: Buffer,
+    readonly count: number,
+    private readonly blobAt: number,
+    private readonly blobSize: number,
+  ) {}
+
+  static empty(): MaterialsTable {
+    return MaterialsTable.encode([], [], []);
+  }
+
+  /** Parse and check a table file's bytes; throws (a plain Error) when they are not one. */
+  static decode(bytes: Buffer): MaterialsTable {
+    if (bytes.byteLength < HEADER + FOOTER) throw new Error('too short');
+    if (bytes.readUInt32LE(0) !== MAGIC) throw new Error('not a materials table');
+    if (bytes.readUInt32LE(4) !== VERSION) throw new Error(`version ${bytes.readUInt32LE(4)}, not ${VERSION}`);
+    const count = bytes.readUInt32LE(8);
+    const blobSize = bytes.readUInt32LE(12);
+    if (HEADER + count * RECORD + blobSize + FOOTER !== bytes.byteLength) throw new Error('sizes do not add up');
+    if (xxh64(bytes.subarray(0, bytes.byteLength - FOOTER)) !== bytes.readBigUInt64LE(bytes.byteLength - FOOTER)) throw new Error('footer hash mismatch');
+    return new MaterialsTable(bytes, count, HEADER + count * RECORD, blobSize);
+  }
+
+  /**
+   * A table of these packages (any order; `blobs[i]` undefined or empty for none). A GUID or hash
+   * that is not hex of the right length cannot be stored and is left out (read again next time).
+   */
+  static encode(guids: readonly string[], hashes: readonly string[], blobs: ReadonlyArray<Uint8Array | undefined>): MaterialsTable {
+    const order: number[] = [];
+    for (let i = 0; i < guids.length; i++) if (GUID_RE.test(guids[i]) && HASH_RE.test(hashes[i])) order.push(i);
+    order.sort((a, b) => (guids[a] < guids[b] ? -1 : guids[a] > guids[b] ? 1 : 0));
+    // One record per GUID (the first asked): a list never holds one twice, but the table must not.
+    const kept = order.filter((i, k) => k === 0 || guids[order[k - 1]] !== guids[i]);
+    let blobSize = 0;
+    for (const i of kept) blobSize += blobs[i]?.byteLength ?? 0;
+    const count = kept.length;
+    const out = Buffer.alloc(HEADER + count * RECORD + blobSize + FOOTER);
+    out.writeUInt32LE(MAGIC, 0);
+    out.writeUInt32LE(VERSION, 4);
+    out.writeUInt32LE(count, 8);
+    out.writeUInt32LE(blobSize, 12);
+    const blobAt = HEADER + count * RECORD;
+    let at = 0;
+    kept.forEach((i, k) => {
+      const r = HEADER + k * RECORD;
+      out.write(guids[i], r, 16, 'hex');
+      out.write(hashes[i], r + 16, 8, 'hex');
+      const b = blobs[i];
+      out.writeUInt32LE(at, r + 24);
+      out.writeUInt32LE(b?.byteLength ?? 0, r + 28);
+      if (b?.byteLength) {
+        out.set(b, blobAt + at);
+        at += b.byteLength;
       }
-    }
-    if (!entry || entry.hash !== r.hash) {
-      if (opts.materialClassOnly && r.className !== MATERIAL_CLASS) continue;
-      read++;
-      dirty = true;
-      entry = await readMaterials(r);
-      if (read % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    next.push([r.guid, entry]);
-    // Most packages hold no material: they are left out (what the cook asks of them is nothing).
-    if (!entry.error && entry.materials.length === 0) continue;
-    byPackage.set(r.guid, {
-      materials: entry.materials.length ? entry.materials : none,
-      error: entry.error && errors.cookFailed(r.file, `${entry.error.field}: ${entry.error.message}`),
     });
+    out.writeBigUInt64LE(xxh64(out.subarray(0, out.byteLength - FOOTER)), out.byteLength - FOOTER);
+    return new MaterialsTable(out, count, blobAt, blobSize);
   }
-  // Unchanged when nothing was read and every cached package is still asked for: each was found
-  // in the cache, so the same count (GUIDs are unique) is the same set.
-  if (dirty || cache.size !== next.length) {
-    try {
-      fs.mkdirSync(intermediatesDir, { recursive: true });
-      const packages: Record<string, PackageMaterials | string> = {};
-      for (const [guid, e] of next) packages[guid] = knownEntry(e);
-      writeFileAtomicSync(file, JSON.stringify({ version: CACHE_VERSION, packages }));
-      remember(opts.memo, file, new Map(next));
-    } catch {
-      // A cache never fails a cook; the next one reads again.
+
+  /** The file's bytes. */
+  get data(): Buffer {
+    return this.bytes;
+  }
+
+  /** The record index of `guid`, or -1. */
+  find(guid: string): number {
+    if (!GUID_RE.test(guid)) return -1;
+    const key = this.key;
+    key.write(guid, 0, 16, 'hex');
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = this.bytes.compare(key, 0, 16, HEADER + mid * RECORD, HEADER + mid * RECORD + 16);
+      if (c === 0) return mid;
+      // compare() says how the record orders against the key.
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
     }
+    return -1;
   }
-  return { byPackage, read };
+
+  /** Whether record `i` was made from content of this hash (16 hex digits). */
+  hashIs(i: number, hash: string): boolean {
+    if (!HASH_RE.test(hash)) return false;
+    this.key.write(hash, 16, 8, 'hex');
+    const r = HEADER + i * RECORD + 16;
+    return this.bytes.compare(this.key, 16, 24, r, r + 8) === 0;
+  }
+
+  guid(i: number): string {
+    return this.bytes.toString('hex', HEADER + i * RECORD, HEADER + i * RECORD + 16);
+  }
+
+  /** Record `i`'s materials JSON (empty: none); undefined when it points outside the blob. */
+  blob(i: number): Uint8Array | undefined {
+    const r = HEADER + i * RECORD;
+    const at = this.bytes.readUInt32LE(r + 24);
+    const length = this.bytes.readUInt32LE(r + 28);
+    if (at + length > this.blobSize) return undefined;
+    return this.bytes.subarray(this.blobAt + at, this.blobAt + at + length);
+  }
 }
 
 function stampOf(file: string): string | undefined {
@@ -142,30 +219,157 @@ function stampOf(file: string): string | undefined {
   return st && `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
 }
 
-function remember(memo: MaterialsMemo | undefined, file: string, cache: ReadonlyMap<string, PackageMaterials>): void {
-  if (!memo) return;
-  const stamp = stampOf(file);
-  memo.last = stamp === undefined ? undefined : { file, stamp, cache };
-}
-
-function loadCache(file: string, memo?: MaterialsMemo): ReadonlyMap<string, PackageMaterials> {
+/**
+ * The table of `intermediatesDir`: the binary one, else the JSON of before (converted), else empty
+ * (`found` false: there was nothing that could be read).
+ */
+function loadTable(intermediatesDir: string, memo?: MaterialsMemo): { table: MaterialsTable; legacy: boolean; found: boolean } {
+  const file = path.join(intermediatesDir, MATERIALS_CACHE_FILE);
   try {
     const last = memo?.last;
-    if (last && last.file === file && last.stamp === stampOf(file)) return last.cache;
     const stamp = stampOf(file);
-    const c = JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: number; packages?: Record<string, PackageMaterials | string> };
-    if ((c?.version !== CACHE_VERSION && c?.version !== 1) || !c.packages || typeof c.packages !== 'object') return new Map();
-    const m = new Map<string, PackageMaterials>();
-    const none: MaterialShader[] = [];
-    for (const [guid, e] of Object.entries(c.packages)) {
-      if (typeof e === 'string') m.set(guid, { hash: e, materials: none });
-      else if (e && typeof e.hash === 'string' && Array.isArray(e.materials)) m.set(guid, e);
+    if (last && last.file === file && last.stamp === stamp) return { table: last.table, legacy: false, found: true };
+    if (stamp !== undefined) {
+      const table = MaterialsTable.decode(fs.readFileSync(file));
+      if (memo) memo.last = { file, stamp, table };
+      return { table, legacy: false, found: true };
     }
-    if (memo) memo.last = stamp === undefined ? undefined : { file, stamp, cache: m };
-    return m;
   } catch {
-    return new Map();
+    // Damaged: the JSON of before, if any, else read every package once.
   }
+  if (memo) memo.last = undefined;
+  const legacy = loadLegacy(path.join(intermediatesDir, LEGACY_MATERIALS_CACHE_FILE));
+  return { table: legacy ?? MaterialsTable.empty(), legacy: legacy !== undefined, found: legacy !== undefined };
+}
+
+/** A ShaderMaterials.json as versions 1 (an object per package) and 2 (a package without materials as its hash) wrote it. */
+function loadLegacy(file: string): MaterialsTable | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const c = JSON.parse(text) as { version?: number; packages?: Record<string, string | { hash?: unknown; materials?: unknown; error?: PackageMaterials['error'] }> };
+    if ((c?.version !== 1 && c?.version !== 2) || !c.packages || typeof c.packages !== 'object') return undefined;
+    const guids: string[] = [];
+    const hashes: string[] = [];
+    const blobs: Array<Uint8Array | undefined> = [];
+    for (const [guid, e] of Object.entries(c.packages)) {
+      if (typeof e === 'string') {
+        guids.push(guid);
+        hashes.push(e);
+        blobs.push(undefined);
+        continue;
+      }
+      if (!e || typeof e.hash !== 'string' || !Array.isArray(e.materials)) continue;
+      guids.push(guid);
+      hashes.push(e.hash);
+      blobs.push(blobOf(e.materials as MaterialShader[], e.error));
+    }
+    return MaterialsTable.encode(guids, hashes, blobs);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A record's blob: the materials JSON, or nothing for a package with none. */
+function blobOf(materials: readonly MaterialShader[], error: PackageMaterials['error']): Uint8Array | undefined {
+  return error || materials.length ? Buffer.from(JSON.stringify(error ? { materials, error } : { materials }), 'utf8') : undefined;
+}
+
+/** A record's blob read back; undefined when it is not what blobOf wrote (the package is read again). */
+function parseBlob(blob: Uint8Array): Pick<PackageMaterials, 'materials' | 'error'> | undefined {
+  try {
+    const e = JSON.parse(Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength).toString('utf8')) as Pick<PackageMaterials, 'materials' | 'error'>;
+    return e && Array.isArray(e.materials) ? e : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The GUIDs of the packages with materials (or a material error) at the last material scan;
+ * undefined when there is no table that can be read (missing or damaged: the caller assumes any
+ * package may have had materials).
+ */
+export function packagesWithMaterials(intermediatesDir: string): Set<string> | undefined {
+  const { table, found } = loadTable(intermediatesDir);
+  if (!found) return undefined;
+  const out = new Set<string>();
+  for (let i = 0; i < table.count; i++) if (table.blob(i)?.byteLength) out.add(table.guid(i));
+  return out;
+}
+
+/** The materials of `packages`, reading only what the table (or `known`) does not know. */
+export async function scanMaterials(packages: readonly AssetRecord[], intermediatesDir: string, opts: ScanMaterialsOptions = {}): Promise<MaterialScan> {
+  await initHash();
+  const file = path.join(intermediatesDir, MATERIALS_CACHE_FILE);
+  const { table, legacy } = loadTable(intermediatesDir, opts.memo);
+  // The next table, as parallel lists (no object per package): GUID, hash, materials JSON.
+  const guids: string[] = [];
+  const hashes: string[] = [];
+  const blobs: Array<Uint8Array | undefined> = [];
+  const seen = new Uint8Array(table.count);
+  let hits = 0;
+  let changed = false;
+  const byPackage = new Map<string, { materials: MaterialShader[]; error?: LuminaError }>();
+  const none: MaterialShader[] = [];
+  let read = 0;
+  for (const r of packages) {
+    if (r.kind !== 'package') continue;
+    const i = table.find(r.guid);
+    let blob: Uint8Array | undefined;
+    let entry: Pick<PackageMaterials, 'materials' | 'error'> | undefined;
+    if (i >= 0 && table.hashIs(i, r.hash)) {
+      blob = table.blob(i);
+      if (blob?.byteLength) entry = parseBlob(blob);
+      else if (blob) entry = { materials: none };
+      if (entry) {
+        if (!seen[i]) hits++;
+        seen[i] = 1;
+      }
+    }
+    if (!entry) {
+      const known = opts.known?.get(r.guid);
+      if (known === r.hash) entry = { materials: none };
+      else if (typeof known === 'object' && known.hash === r.hash) entry = known;
+      else {
+        if (opts.materialClassOnly && r.className !== MATERIAL_CLASS) continue;
+        read++;
+        entry = await readMaterials(r);
+        if (read % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      changed = true;
+      blob = blobOf(entry.materials, entry.error);
+    }
+    guids.push(r.guid);
+    hashes.push(r.hash);
+    blobs.push(blob);
+    // Most packages hold no material: they are left out (what the cook asks of them is nothing).
+    if (!entry.error && entry.materials.length === 0) continue;
+    byPackage.set(r.guid, {
+      materials: entry.materials.length ? entry.materials : none,
+      error: entry.error && errors.cookFailed(r.file, `${entry.error.field}: ${entry.error.message}`),
+    });
+  }
+  // Unchanged when every package came from the table and every record of it is still asked for.
+  if (changed || legacy || hits !== table.count) {
+    try {
+      fs.mkdirSync(intermediatesDir, { recursive: true });
+      const next = MaterialsTable.encode(guids, hashes, blobs);
+      writeFileAtomicSync(file, next.data);
+      fs.rmSync(path.join(intermediatesDir, LEGACY_MATERIALS_CACHE_FILE), { force: true });
+      if (opts.memo) {
+        const stamp = stampOf(file);
+        opts.memo.last = stamp === undefined ? undefined : { file, stamp, table: next };
+      }
+    } catch {
+      // A cache never fails a cook; the next one reads again.
+    }
+  }
+  return { byPackage, read };
 }
 
 /**

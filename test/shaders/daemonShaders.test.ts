@@ -61,7 +61,7 @@ describe('daemon and shaders', () => {
     daemon = await Daemon.start({ projectDir: dir, debounceMs: 20, consolidateAfterMs: 0 });
     const paks = path.join(dir, 'Saved', 'Paks');
     // The material scan's record of every package: a shader cook rewrites it, at 50k assets megabytes per batch.
-    const scanFile = path.join(dir, 'Intermediates', 'ShaderMaterials.json');
+    const scanFile = path.join(dir, 'Intermediates', 'ShaderMaterials.bin');
     const scanned = () => fs.statSync(scanFile).mtimeMs;
     const before = scanned();
     const batches = () => daemon!.status().batches;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Cooker } from '../../cook/Cooker.js';
 import { cookPackageSource } from '../../cook/cookPackageSource.js';
-import { MATERIALS_CACHE_FILE, scanMaterials, type KnownMaterials } from '../../cook/shaders/materials.js';
+import { MATERIALS_CACHE_FILE, MaterialsTable, scanMaterials, type KnownMaterials } from '../../cook/shaders/materials.js';
 import { ClassSchemas } from '../../src/schemas/classSchemas.js';
 import { initHash } from '../../src/util/hash.js';
 import { tempDir } from '../cook/helpers.js';
@@ -50,15 +50,18 @@ describe('materials from the cook', () => {
     } finally {
       c.close();
     }
-    const recorded = JSON.parse(fs.readFileSync(path.join(dir, 'Intermediates', MATERIALS_CACHE_FILE), 'utf8'));
+    const recorded = fs.readFileSync(path.join(dir, 'Intermediates', MATERIALS_CACHE_FILE));
     // The same packages scanned from their files, into a fresh folder (nothing known, nothing cached).
     const fresh = await tempDir();
     const read = await scanMaterials(shipped, fresh);
     expect(read.read).toBe(shipped.length);
-    expect(JSON.parse(fs.readFileSync(path.join(fresh, MATERIALS_CACHE_FILE), 'utf8'))).toEqual(recorded);
-    // A package without materials is recorded as its hash alone (a string); the others with their materials.
-    const withMaterials = Object.values(recorded.packages).filter((p): p is { materials: Array<{ objectPath: string }> } => typeof p === 'object');
-    expect(withMaterials.some((p) => p.materials.some((m) => m.objectPath.endsWith('.CrateSkin')))).toBe(true);
+    expect(fs.readFileSync(path.join(fresh, MATERIALS_CACHE_FILE)).equals(recorded)).toBe(true);
+    // Every shipped package has a record; the materials of the ones that have some, sub-object materials too.
+    const table = MaterialsTable.decode(recorded);
+    expect(table.count).toBe(shipped.length);
+    const blobs = Array.from({ length: table.count }, (_, i) => Buffer.from(table.blob(i)!).toString());
+    expect(blobs.some((b) => b.includes('.CrateSkin'))).toBe(true);
+    expect(blobs.filter((b) => b === '').length).toBeGreaterThan(0);
   });
 
   it('a worker\'s outcome carries the materials the scan would read, errors too', async () => {

@@ -1,0 +1,125 @@
+/**
+ * The material scan's table (Intermediates/ShaderMaterials.bin): packed records that round-trip,
+ * a warm scan that reads no package and writes nothing, the JSON table of before read once and
+ * replaced, and a damaged table that only costs a re-read.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Cooker } from '../../cook/Cooker.js';
+import { LEGACY_MATERIALS_CACHE_FILE, MATERIALS_CACHE_FILE, MaterialsTable, packagesWithMaterials, scanMaterials, type MaterialScan } from '../../cook/shaders/materials.js';
+import type { AssetRecord } from '../../src/registry/types.js';
+import { initHash } from '../../src/util/hash.js';
+import { tempDir } from '../cook/helpers.js';
+import { GUIDS, material, writeShaderProject } from './fixtures.js';
+
+/** The project's planned packages, as the cook hands them to the scan. */
+async function packagesOf(dir: string): Promise<AssetRecord[]> {
+  const c = await Cooker.open({ projectDir: dir });
+  try {
+    return c.plan().packages.map((p) => p.record);
+  } finally {
+    c.close();
+  }
+}
+
+/** byPackage as plain data, sorted by GUID. */
+const plain = (s: MaterialScan) =>
+  [...s.byPackage]
+    .map(([guid, v]) => ({ guid, materials: v.materials, error: v.error?.message }))
+    .sort((a, b) => (a.guid < b.guid ? -1 : 1));
+
+describe('ShaderMaterials.bin', () => {
+  it('encodes and looks up packed records: hits by GUID and hash, misses, bad GUIDs left out, one record per GUID', async () => {
+    await initHash();
+    const g = (n: number) => n.toString(16).padStart(32, '0');
+    const blob = Buffer.from('{"materials":[]}');
+    const t = MaterialsTable.decode(MaterialsTable.encode([g(3), g(1), 'not-a-guid', g(2), g(1)], ['00000000000000aa', '00000000000000bb', '00000000000000cc', 'xyz', '00000000000000dd'], [blob, undefined, blob, blob, blob]).data);
+    // g(2)'s hash is not hex: left out, like the bad GUID; g(1) twice: the first kept.
+    expect(t.count).toBe(2);
+    expect(t.find(g(2))).toBe(-1);
+    expect(t.find('not-a-guid')).toBe(-1);
+    expect(t.find(g(9))).toBe(-1);
+    const one = t.find(g(1));
+    const three = t.find(g(3));
+    expect([one, three]).toEqual([0, 1]);
+    expect(t.guid(three)).toBe(g(3));
+    expect(t.hashIs(one, '00000000000000bb')).toBe(true);
+    expect(t.hashIs(one, '00000000000000dd')).toBe(false);
+    expect(t.blob(one)?.byteLength).toBe(0);
+    expect(Buffer.from(t.blob(three)!).toString()).toBe('{"materials":[]}');
+    // A flipped byte anywhere fails the footer hash.
+    const bad = Buffer.from(MaterialsTable.encode([g(1)], ['00000000000000bb'], [blob]).data);
+    bad[20] ^= 1;
+    expect(() => MaterialsTable.decode(bad)).toThrow(/footer/);
+  });
+
+  it('a warm scan reads no package and rewrites nothing; a changed package is the only one read', async () => {
+    const dir = await writeShaderProject(await tempDir());
+    const inter = path.join(dir, 'Intermediates');
+    const cold = await scanMaterials(await packagesOf(dir), inter);
+    const file = path.join(inter, MATERIALS_CACHE_FILE);
+    expect(cold.read).toBe(4);
+    expect(plain(cold).map((p) => p.guid)).toEqual([GUIDS.rock, GUIDS.plain, GUIDS.blur].sort());
+    const bytes = fs.readFileSync(file);
+    const mtime = fs.statSync(file).mtimeMs;
+
+    const warm = await scanMaterials(await packagesOf(dir), inter);
+    expect(warm.read).toBe(0);
+    expect(plain(warm)).toEqual(plain(cold));
+    expect(fs.statSync(file).mtimeMs).toBe(mtime);
+    expect(packagesWithMaterials(inter)).toEqual(new Set([GUIDS.rock, GUIDS.plain, GUIDS.blur]));
+
+    // Plain loses its defines' twin: a new ShaderSource, only it is read.
+    await writeShaderProject(dir, { 'Content/Materials/Plain.lasset': material(GUIDS.plain, 'Plain', '/Game/Shaders/Blur.glsl', ['X=1']) });
+    const changed = await scanMaterials(await packagesOf(dir), inter);
+    expect(changed.read).toBe(1);
+    expect(changed.byPackage.get(GUIDS.plain)?.materials).toEqual([{ objectPath: '/Game/Materials/Plain.Plain', source: '/Game/Shaders/Blur.glsl', defines: ['X=1'] }]);
+    expect(fs.readFileSync(file).equals(bytes)).toBe(false);
+    expect((await scanMaterials(await packagesOf(dir), inter)).read).toBe(0);
+  });
+
+  it('a ShaderMaterials.json of before is read once (no package read) and replaced by the table', async () => {
+    const dir = await writeShaderProject(await tempDir());
+    const inter = path.join(dir, 'Intermediates');
+    const packages = await packagesOf(dir);
+    const cold = await scanMaterials(packages, inter);
+    // The version-1 JSON the cook wrote before: an entry per package, with its hash.
+    const legacy = {
+      version: 1,
+      packages: Object.fromEntries(packages.map((r) => [r.guid, { hash: r.hash, materials: cold.byPackage.get(r.guid)?.materials ?? [] }])),
+    };
+    fs.rmSync(path.join(inter, MATERIALS_CACHE_FILE));
+    fs.writeFileSync(path.join(inter, LEGACY_MATERIALS_CACHE_FILE), JSON.stringify(legacy));
+    expect(packagesWithMaterials(inter)).toEqual(new Set([GUIDS.rock, GUIDS.plain, GUIDS.blur]));
+
+    const first = await scanMaterials(packages, inter);
+    expect(first.read).toBe(0);
+    expect(plain(first)).toEqual(plain(cold));
+    expect(fs.existsSync(path.join(inter, LEGACY_MATERIALS_CACHE_FILE))).toBe(false);
+    expect(fs.existsSync(path.join(inter, MATERIALS_CACHE_FILE))).toBe(true);
+    expect((await scanMaterials(packages, inter)).read).toBe(0);
+  });
+
+  it('a damaged table is read again from the packages, never a failure', async () => {
+    const dir = await writeShaderProject(await tempDir());
+    const inter = path.join(dir, 'Intermediates');
+    const packages = await packagesOf(dir);
+    const cold = await scanMaterials(packages, inter);
+    const file = path.join(inter, MATERIALS_CACHE_FILE);
+    const b = fs.readFileSync(file);
+    b[b.byteLength - 12] ^= 0xff;
+    fs.writeFileSync(file, b);
+    // The daemon is not told "no package has materials" by a damaged table: it is told nothing.
+    expect(packagesWithMaterials(inter)).toBeUndefined();
+    const again = await scanMaterials(packages, inter);
+    expect(again.read).toBe(4);
+    expect(plain(again)).toEqual(plain(cold));
+    expect((await scanMaterials(packages, inter)).read).toBe(0);
+    fs.writeFileSync(file, 'garbage');
+    expect(packagesWithMaterials(inter)).toBeUndefined();
+    expect((await scanMaterials(packages, inter)).read).toBe(4);
+    fs.rmSync(file);
+    expect(packagesWithMaterials(inter)).toBeUndefined();
+  });
+});
