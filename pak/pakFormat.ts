@@ -55,14 +55,58 @@ export interface PakHeader {
 
 const encoder = new TextEncoder();
 
-/** Order two paths by their UTF-8 bytes, the order FORMAT.md sorts the TOC in. JS string order
- * compares UTF-16 code units, which differs for characters outside the BMP. */
+/**
+ * Order two paths by their UTF-8 bytes, the order FORMAT.md sorts the TOC in. JS string order
+ * compares UTF-16 code units, which differs from code point (= UTF-8 byte) order only where a
+ * surrogate meets a unit above it: up to the first differing unit below U+D800 the two orders
+ * agree, so only those cases (and a prefix ending in a surrogate) are compared as bytes. Encoding
+ * both strings for every comparison made sorting a 10k-entry pak's paths ~0.25 s.
+ */
 export function comparePathBytes(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 || y >= 0xd800) return byteCompare(a, b);
+    return x < y ? -1 : 1;
+  }
+  if (a.length === b.length) return 0;
+  // One is a prefix of the other: the shorter goes first, unless the cut splits a surrogate pair
+  // (a lone surrogate encodes as U+FFFD).
+  const last = n > 0 ? a.charCodeAt(n - 1) : 0;
+  if (last >= 0xd800 && last <= 0xdbff) return byteCompare(a, b);
+  return a.length < b.length ? -1 : 1;
+}
+
+function byteCompare(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/**
+ * True when `p` is certainly a valid virtual path (checked without encoding it): "/" then
+ * non-empty segments, none "." or "..", no backslash or NUL, and short enough that its UTF-8
+ * cannot pass 65,535 bytes. False means "ask virtualPathProblem", not "invalid".
+ */
+function plainVirtualPath(p: string): boolean {
+  const n = p.length;
+  if (n < 2 || n > 21_845 || p.charCodeAt(0) !== 0x2f) return false;
+  let segStart = 1;
+  for (let i = 1; i <= n; i++) {
+    const c = i < n ? p.charCodeAt(i) : 0x2f;
+    if (c === 0x5c || c === 0) return false;
+    if (c !== 0x2f) continue;
+    const len = i - segStart;
+    if (len === 0) return false;
+    if (p.charCodeAt(segStart) === 0x2e && (len === 1 || (len === 2 && p.charCodeAt(segStart + 1) === 0x2e))) return false;
+    segStart = i + 1;
+  }
+  return true;
 }
 
 /** Why `p` is not a valid virtual path, or undefined when it is. */
 export function virtualPathProblem(p: string): string | undefined {
+  if (plainVirtualPath(p)) return undefined;
   if (!p.startsWith('/')) return 'does not start with "/"';
   if (p.includes('\\')) return 'contains a backslash';
   if (p.includes('\0')) return 'contains a NUL character';
@@ -184,6 +228,9 @@ export function parseFooter(bytes: Uint8Array, file: string, at: number): bigint
  * block sizes adding up to storedSize.
  */
 export function parseToc(bytes: Uint8Array, file: string, header: PakHeader, fileSize: number): PakToc {
+  const fast = parseTocFast(bytes, header);
+  if (fast !== undefined) return fast;
+  // Something is wrong: the checking parser below says what and where.
   try {
     const r = new BinaryReader(bytes, file, header.tocOffset, fileSize);
     const mountAt = r.offset;
@@ -258,4 +305,102 @@ export function parseToc(bytes: Uint8Array, file: string, header: PakHeader, fil
   } catch (e) {
     throw asPakError(e, file);
   }
+}
+
+// ignoreBOM: a path that starts with U+FEFF keeps it, as BinaryReader.fstring reads it.
+const tocDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const TWO_32 = 2 ** 32;
+
+/**
+ * parseToc's common case: a TOC that passes every one of parseToc's checks, read with a DataView
+ * and no per-field names (building ~10 field-name strings per entry made opening a 10k-entry pak
+ * ~0.1 s). Returns undefined at the first thing parseToc would refuse, so parseToc reports it.
+ */
+function parseTocFast(bytes: Uint8Array, header: PakHeader): PakToc | undefined {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const end = bytes.byteLength;
+  let p = 0;
+  const str = (): string | undefined => {
+    if (p + 4 > end) return undefined;
+    const len = v.getUint32(p, true);
+    if (len > 65_535 || p + 4 + len > end) return undefined;
+    p += 4 + len;
+    try {
+      return tocDecoder.decode(bytes.subarray(p - len, p));
+    } catch {
+      return undefined;
+    }
+  };
+  /** A u64 that fits a JS number exactly, else -1. */
+  const u64num = (): number => {
+    const lo = v.getUint32(p, true);
+    const hi = v.getUint32(p + 4, true);
+    p += 8;
+    return hi > 0x1fffff ? -1 : hi * TWO_32 + lo;
+  };
+  const mountPoint = str();
+  if (mountPoint === undefined || (mountPoint !== '/' && (!mountPoint.endsWith('/') || virtualPathProblem(mountPoint.slice(0, -1)) !== undefined))) return undefined;
+  if (p + 12 > end) return undefined;
+  const priority = v.getInt32(p, true);
+  const baseTocHash = v.getBigUint64(p + 4, true);
+  p += 12;
+  if ((header.flags & PAK_FLAG_PATCH) === 0 && baseTocHash !== 0n) return undefined;
+  const entries: PakEntry[] = new Array(header.entryCount);
+  let prevAt = -1;
+  let prevLen = 0;
+  for (let i = 0; i < header.entryCount; i++) {
+    const pathAt = p + 4;
+    const path = str();
+    if (path === undefined || virtualPathProblem(path) !== undefined) return undefined;
+    const pathLen = p - pathAt;
+    if (prevAt >= 0 && compareBytes(bytes, prevAt, prevLen, pathAt, pathLen) >= 0) return undefined;
+    prevAt = pathAt;
+    prevLen = pathLen;
+    if (p + 37 > end) return undefined;
+    const offset = u64num();
+    const storedSize = u64num();
+    const rawSize = u64num();
+    if (offset < 0 || storedSize < 0 || rawSize < 0) return undefined;
+    const xxh64 = v.getBigUint64(p, true);
+    const method = v.getUint8(p + 8);
+    const blockSize = v.getUint32(p + 9, true);
+    p += 13;
+    if (method > 2 || blockSize !== BLOCK_SIZE) return undefined;
+    let blockSizes: number[] = [];
+    if (method === METHOD_TOMBSTONE) {
+      if (offset !== 0 || storedSize !== 0 || rawSize !== 0 || xxh64 !== 0n) return undefined;
+    } else {
+      if (offset < PAK_HEADER_SIZE || offset + storedSize > header.tocOffset) return undefined;
+      if (method === 0 && storedSize !== rawSize) return undefined;
+      if (method === 1) {
+        if (p + 4 > end) return undefined;
+        const count = v.getUint32(p, true);
+        p += 4;
+        if (count !== blockCountFor(rawSize) || count === 0 || count * 4 > end - p) return undefined;
+        blockSizes = new Array(count);
+        let sum = 0;
+        for (let b = 0; b < count; b++) {
+          const s = v.getUint32(p, true);
+          p += 4;
+          if (s === 0 || s > maxStoredBlockSize(rawBlockSize(rawSize, b))) return undefined;
+          blockSizes[b] = s;
+          sum += s;
+        }
+        if (sum !== storedSize) return undefined;
+      }
+    }
+    entries[i] = { path, offset, storedSize, rawSize, xxh64, method: method as PakMethod, blockSize, blockSizes };
+  }
+  if (p !== end) return undefined;
+  return { mountPoint, priority, baseTocHash, entries };
+}
+
+/** Compare two byte ranges of one buffer (unsigned, lexicographic; a prefix first). */
+function compareBytes(b: Uint8Array, a0: number, aLen: number, b0: number, bLen: number): number {
+  const n = Math.min(aLen, bLen);
+  for (let i = 0; i < n; i++) {
+    const d = b[a0 + i] - b[b0 + i];
+    if (d !== 0) return d;
+  }
+  return aLen - bLen;
 }

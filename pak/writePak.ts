@@ -180,9 +180,8 @@ async function openSource(file: string): Promise<fsp.FileHandle> {
 /** A cooked source small enough to hold whole, loaded ahead of its turn so reads overlap writes. */
 interface LoadedCooked {
   header: CookedHeader;
-  /** The whole cooked file, or only its stored bytes (`dataOnly`, from the previous pak). */
+  /** The whole cooked file. */
   bytes: Uint8Array;
-  dataOnly: boolean;
 }
 
 /** Cooked files up to this size are read in one go (and read ahead); bigger ones stream in chunks. */
@@ -196,11 +195,10 @@ interface CookedStats {
   previousDamaged: number;
 }
 
-/** The LCKD header of the cooked file whose blocks a pak entry holds (FORMAT.md "Cooked packages"). */
-function cookedHeaderFor(e: PakEntry): Uint8Array {
+/** Write the LCKD header of the cooked file whose blocks a pak entry holds (FORMAT.md "Cooked packages") at the start of `out`. */
+function writeCookedHeader(out: Uint8Array, e: PakEntry): void {
   const count = blockCountFor(e.rawSize);
-  const out = new Uint8Array(COOKED_FIXED_HEADER + 4 * count);
-  const v = new DataView(out.buffer);
+  const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
   v.setUint32(0, COOKED_MAGIC, true);
   v.setUint32(4, COOKED_VERSION, true);
   v.setBigUint64(8, BigInt(e.rawSize), true);
@@ -209,7 +207,6 @@ function cookedHeaderFor(e: PakEntry): Uint8Array {
   v.setUint32(25, BLOCK_SIZE, true);
   v.setUint32(29, count, true);
   for (let i = 0; i < count; i++) v.setUint32(COOKED_FIXED_HEADER + 4 * i, e.method === 1 ? e.blockSizes[i] : rawBlockSize(e.rawSize, i), true);
-  return out;
 }
 
 /** Bytes read from the previous pak per step: its entries come in the same path order, so one read serves many. */
@@ -248,6 +245,18 @@ class PreviousPak {
     return e && e.method !== 2 && e.storedSize <= PREFETCH_MAX ? e : undefined;
   }
 
+  /** Header + stored bytes of one entry, laid out as its cooked file, hashed in one call (a streaming state per entry cost 4x). */
+  private scratch = new Uint8Array(1 << 16);
+
+  /** Whether entry `e` with stored bytes `data`, its LCKD header rebuilt from the TOC, hashes to `want` (the cooked file's hash). */
+  matches(e: PakEntry, data: Uint8Array, want: bigint): boolean {
+    const headLen = COOKED_FIXED_HEADER + 4 * blockCountFor(e.rawSize);
+    if (this.scratch.byteLength < headLen + data.byteLength) this.scratch = new Uint8Array(Math.max(headLen + data.byteLength, 2 * this.scratch.byteLength));
+    writeCookedHeader(this.scratch, e);
+    this.scratch.set(data, headLen);
+    return xxh64(this.scratch.subarray(0, headLen + data.byteLength)) === want;
+  }
+
   /** `length` bytes at `offset`. The result is not reused afterwards (a new window is a new buffer), so it may be queued for writing. */
   read(offset: number, length: number): Uint8Array | undefined {
     if (offset < this.windowAt || offset + length > this.windowAt + this.window.byteLength) {
@@ -270,48 +279,18 @@ class PreviousPak {
   }
 }
 
-/** The header a pak entry of these blocks gets, for blocks that came with no file of their own. */
-function headerOfEntry(e: PakEntry, dataOffset: number): CookedHeader {
-  const blockCount = blockCountFor(e.rawSize);
-  return {
-    rawSize: e.rawSize,
-    xxh64: e.xxh64,
-    method: e.method as 0 | 1,
-    blockSize: BLOCK_SIZE,
-    blockCount,
-    blockSizes: e.method === 1 ? e.blockSizes : Array.from({ length: blockCount }, (_, i) => rawBlockSize(e.rawSize, i)),
-    dataOffset,
-    storedSize: e.storedSize,
-  };
-}
-
 function changedSinceCook(file: string, got: bigint, want: bigint): Error {
   return errors.cookedInvalid(file, 'xxh64', `the file hashes to ${hashHex(got)}, its cook recorded ${hashHex(want)}: the cooked file changed after it was cooked`, 0);
 }
 
 /**
- * A cooked source's header and stored bytes, checked (see the module comment): from the previous
- * pak, the given bytes or the file. Undefined when the file is too big to hold (it is then
- * streamed by writeCooked).
+ * A cooked source's header and bytes, checked (see the module comment), from the given bytes or
+ * the file (sources the previous pak serves never come here). `mismatched`: the previous pak's
+ * entry of this path, which did not hash to the file's hash. Undefined when the file is too big to
+ * hold (it is then streamed by writeCooked).
  */
-async function loadCooked(s: Extract<PakSource, { kind: 'cooked' }>, previous: PreviousPak | undefined, stats: CookedStats): Promise<LoadedCooked | undefined> {
+async function loadCooked(s: Extract<PakSource, { kind: 'cooked' }>, mismatched: PakEntry | undefined, stats: CookedStats): Promise<LoadedCooked | undefined> {
   const want = s.cookedXxh64;
-  let mismatched: PakEntry | undefined;
-  if (want !== undefined && s.bytes === undefined && previous) {
-    const e = previous.entry(s.path);
-    const data = e && previous.read(e.offset, e.storedSize);
-    if (e && data) {
-      const head = cookedHeaderFor(e);
-      const h = createXxh64();
-      h.update(head);
-      h.update(data);
-      if (h.digest() === want) {
-        stats.reused++;
-        return { header: headerOfEntry(e, head.byteLength), bytes: data, dataOnly: true };
-      }
-      mismatched = e;
-    }
-  }
   let bytes: Uint8Array;
   if (s.bytes !== undefined) bytes = s.bytes;
   else {
@@ -336,7 +315,7 @@ async function loadCooked(s: Extract<PakSource, { kind: 'cooked' }>, previous: P
   }
   // The previous pak's entry claimed these very blocks but did not hash right: it was damaged.
   if (mismatched && mismatched.xxh64 === header.xxh64 && mismatched.rawSize === header.rawSize && mismatched.storedSize === header.storedSize) stats.previousDamaged++;
-  return { header, bytes, dataOnly: false };
+  return { header, bytes };
 }
 
 function cookedEntry(path: string, offset: number, h: CookedHeader): PakEntry {
@@ -433,7 +412,7 @@ async function writeCooked(out: PositionalOut, s: Extract<PakSource, { kind: 'co
   const offset = out.pos;
   if (loaded) {
     // Checked by loadCooked, ahead of its turn.
-    await out.write(loaded.dataOnly ? loaded.bytes : loaded.bytes.subarray(loaded.header.dataOffset));
+    await out.write(loaded.bytes.subarray(loaded.header.dataOffset));
     return cookedEntry(s.path, offset, loaded.header);
   }
   const file = s.file;
@@ -574,24 +553,55 @@ async function writePakFile(
     const w = new PositionalOut(fh);
     try {
       const entries: PakEntry[] = [];
-      // Read-ahead of small cooked files: a failed read surfaces when its entry's turn comes.
+      /** The previous pak's entry that may serve source `s` (checked at its turn, in order), if any. */
+      const candidate = (s: PakSource): PakEntry | undefined =>
+        previous !== undefined && s.kind === 'cooked' && s.cookedXxh64 !== undefined && s.bytes === undefined ? previous.entry(s.path) : undefined;
+      // Read-ahead of small cooked files the previous pak does not serve: a failed read surfaces when its entry's turn comes.
       const ahead = new Map<number, Promise<LoadedCooked | undefined>>();
       let nextAhead = 0;
       const prefetch = (upTo: number): void => {
         for (; nextAhead <= upTo && nextAhead < sorted.length; nextAhead++) {
           const s = sorted[nextAhead];
-          if (s.kind !== 'cooked') continue;
-          const p = loadCooked(s, previous, stats);
+          if (s.kind !== 'cooked' || candidate(s) !== undefined) continue;
+          const p = loadCooked(s, undefined, stats);
           p.catch(() => {});
           ahead.set(nextAhead, p);
         }
       };
-      for (const [i, s] of sorted.entries()) {
-        prefetch(i + PREFETCH_AHEAD);
+      // Stored bytes copied from the previous pak and not yet queued: neighbours there are
+      // neighbours here (both in path order), so a run of unchanged entries within one read window
+      // goes out as one write, checked entry by entry, with no promise per entry.
+      let run: Uint8Array | undefined;
+      const flushRun = async (): Promise<void> => {
+        if (run === undefined) return;
+        const r = run;
+        run = undefined;
+        await w.write(r);
+      };
+      for (let i = 0; i < sorted.length; i++) {
+        const s = sorted[i];
         let e: PakEntry;
+        const prev = candidate(s);
+        const data = prev && previous!.read(prev.offset, prev.storedSize);
+        if (prev && data && previous!.matches(prev, data, (s as { cookedXxh64: bigint }).cookedXxh64)) {
+          const offset = w.pos + (run?.byteLength ?? 0);
+          if (run !== undefined && run.buffer === data.buffer && run.byteOffset + run.byteLength === data.byteOffset) run = new Uint8Array(run.buffer, run.byteOffset, run.byteLength + data.byteLength);
+          else {
+            await flushRun();
+            run = data;
+          }
+          stats.reused++;
+          e = { path: s.path, offset, storedSize: prev.storedSize, rawSize: prev.rawSize, xxh64: prev.xxh64, method: prev.method, blockSize: BLOCK_SIZE, blockSizes: prev.method === 1 ? prev.blockSizes : [] };
+          entries.push(e);
+          opts.onEntry?.(e, i, sorted.length);
+          continue;
+        }
+        await flushRun();
+        prefetch(i + PREFETCH_AHEAD);
         switch (s.kind) {
           case 'cooked': {
-            const loaded = await ahead.get(i);
+            // A candidate that did not match (changed, or damaged in the previous pak) is read here, at its turn.
+            const loaded = prev ? await loadCooked(s, data ? prev : undefined, stats) : await ahead.get(i);
             ahead.delete(i);
             e = await writeCooked(w, s, loaded);
             break;
@@ -609,6 +619,7 @@ async function writePakFile(
         entries.push(e);
         opts.onEntry?.(e, i, sorted.length);
       }
+      await flushRun();
       const toc: PakToc = { mountPoint, priority, baseTocHash: opts.patch?.baseTocHash ?? 0n, entries };
       const tocBytes = encodeToc(toc);
       const tocOffset = w.pos;

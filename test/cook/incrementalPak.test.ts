@@ -135,6 +135,21 @@ describe('incremental chunk paks', () => {
     await pak.close();
     expect((await fsp.readFile(main.file)).equals(await fullRebuild(dir))).toBe(true);
   });
+
+  it('an asset cooked since the pak was written comes from its cooked file, not the previous pak (no bytes held: a cache hit)', async () => {
+    // A cook without paks re-cooks Mesh2; the next cook takes it from the cache, so only the
+    // hash check tells the previous pak's Mesh2 (v1) from the cooked file (v3).
+    await writeFixture(dir, 'Content/Meshes/Mesh2.lasset', mesh(2, 'v3'));
+    expect(await cookProject({ projectDir: dir, report: false, paks: false })).toMatchObject({ ok: true, cooked: 1 });
+    const s = await cookProject({ projectDir: dir, report: false });
+    expect(s).toMatchObject({ ok: true, cooked: 0 });
+    const main = s.paks.find((p) => p.chunk === 'Main')!;
+    expect(main).toMatchObject({ written: true, reused: MESHES - 1, previousDamaged: 0 });
+    const pak = await verified(main.file);
+    expect(Buffer.from(await pak.readEntry('/Game/Meshes/Mesh2.lasset')).includes(Buffer.from('v3'))).toBe(true);
+    await pak.close();
+    expect((await fsp.readFile(main.file)).equals(await fullRebuild(dir))).toBe(true);
+  });
 });
 
 describe('no-op after a cold cook --release at the size where the cache folds mid-cook', () => {
