@@ -30,6 +30,17 @@ describe('cooked registry (LREG)', () => {
     expect(Buffer.from(a.subarray(0, 4)).toString('latin1')).toBe('LREG');
   });
 
+  it('writes non-ASCII names and paths as UTF-8 and refuses anything but 32 lowercase hex digits as a GUID', () => {
+    const odd: CookedRegistryAsset[] = [{ guid: g(5), name: 'Fels\u00e9', className: '/Script/Engine.CStaticMesh', packagePath: '/Game/\u5ca9/\uD83D\uDE00', flags: 0x80000001, dependencies: [{ guid: 'abcdef0123456789abcdef0123456789', type: 1 }] }];
+    const bytes = encodeCookedRegistry(odd, [{ guid: g(6), path: '/Game/UI/\u00fc.rml' }]);
+    expect(Buffer.from(bytes).includes(Buffer.from('/Game/\u5ca9/\uD83D\uDE00', 'utf8'))).toBe(true);
+    expect(decodeCookedRegistry(bytes, 'r')).toEqual({ assets: odd, textAssets: [{ guid: g(6), path: '/Game/UI/\u00fc.rml' }] });
+    for (const bad of ['ABCDEF0123456789abcdef0123456789', 'abcdef0123456789abcdef012345678', 'abcdef0123456789abcdef01234567890', 'gbcdef0123456789abcdef0123456789', 'abcdef0123456789abcdef012345678\u0130']) {
+      expect(() => encodeCookedRegistry([{ ...odd[0], guid: bad }], []), bad).toThrow(RangeError);
+      expect(() => encodeCookedRegistry([{ ...odd[0], dependencies: [{ guid: bad, type: 0 }] }], []), bad).toThrow(RangeError);
+    }
+  });
+
   it('round-trips an empty registry', () => {
     expect(decodeCookedRegistry(encodeCookedRegistry([], []), 'r')).toEqual({ assets: [], textAssets: [] });
   });
