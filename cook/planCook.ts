@@ -81,96 +81,134 @@ export function compareChunks(a: string, b: string): number {
 
 /** Build the cook plan. Roots that are not in `lookup` are ignored (the caller reports them). */
 export function planCook(lookup: AssetLookup, roots: readonly CookRoot[], opts: PlanOptions): CookPlan {
-  const mounted = (r: AssetRecord | undefined): r is AssetRecord => r !== undefined && opts.mountChunks.has(r.mount);
   const followSoft = opts.soft === 'include';
   const missing = new Map<string, DependencyEdge>();
   const softExcluded: DependencyEdge[] = [];
 
-  // Neighbours in GUID order. Not cached: each walk visits a record once, and a cache held a
-  // sorted copy per record (a Map of a million arrays at a million assets).
+  // Records by number, in `all()`'s order, each resolved edge a number: a no-op cook plans every
+  // time, and two walks that each asked `lookup.get` per edge (a lower-cased key, a Map, a thaw)
+  // and sorted every unsorted dependency list again were most of the plan.
+  const recs: AssetRecord[] = [];
+  const idOf = new Map<string, number>();
+  let listed = 0;
+  let inOrder = true;
+  let prev = '';
+  for (const r of lookup.all()) {
+    if (r.guid < prev) inOrder = false;
+    prev = r.guid;
+    if (!idOf.has(r.guid)) idOf.set(r.guid, recs.length);
+    recs.push(r);
+    listed++;
+  }
+  /** The number of what `lookup.get(guid)` answers, -1 for nothing (a lookup may know records `all()` did not list). */
+  const resolve = (guid: string): number => {
+    const i = idOf.get(guid);
+    if (i !== undefined && recs[i].guid === guid) return i;
+    const r = lookup.get(guid);
+    if (!r) return -1;
+    let j = idOf.get(r.guid);
+    if (j === undefined || recs[j] !== r) {
+      j = recs.length;
+      recs.push(r);
+      edgeStart.push(-1);
+      edgeEnd.push(-1);
+      hardReach.push(false);
+      chunkOf.push(undefined);
+    }
+    return j;
+  };
+  const mounted = (i: number): boolean => i >= 0 && opts.mountChunks.has(recs[i].mount);
+  const mountedPackage = (i: number): boolean => mounted(i) && recs[i].kind === 'package';
+
+  // Each visited record's edges in GUID order (then type), resolved once for both walks: the
+  // dependency objects and their targets in two flat lists, a record's run [edgeStart, edgeEnd).
+  const edgeStart: number[] = new Array<number>(recs.length).fill(-1);
+  const edgeEnd: number[] = new Array<number>(recs.length).fill(-1);
+  /** Reached from a root by hard edges alone. */
+  const hardReach: boolean[] = new Array<boolean>(recs.length).fill(false);
+  /** The chunk an asset was placed in. */
+  const chunkOf: Array<string | undefined> = new Array<string | undefined>(recs.length).fill(undefined);
+  const edgeDep: Array<{ guid: string; type: DependencyType }> = [];
+  const edgeTarget: number[] = [];
   const byGuidType = (a: { guid: string; type: DependencyType }, b: { guid: string; type: DependencyType }) => cmp(a.guid, b.guid) || a.type - b.type;
-  const edgesOf = (r: AssetRecord): ReadonlyArray<{ guid: string; type: DependencyType }> => {
-    const d = r.dependencies;
-    for (let i = 1; i < d.length; i++) if (byGuidType(d[i - 1], d[i]) > 0) return [...d].sort(byGuidType);
-    return d;
+  const edgesOf = (i: number): void => {
+    if (edgeStart[i] >= 0) return;
+    let d: ReadonlyArray<{ guid: string; type: DependencyType }> = recs[i].dependencies;
+    for (let k = 1; k < d.length; k++) {
+      if (byGuidType(d[k - 1], d[k]) > 0) {
+        d = [...d].sort(byGuidType);
+        break;
+      }
+    }
+    edgeStart[i] = edgeDep.length;
+    for (const e of d) {
+      edgeDep.push(e);
+      edgeTarget.push(resolve(e.guid));
+    }
+    edgeEnd[i] = edgeDep.length;
   };
 
   /** Depth-first walk with an explicit stack (deep chains must not overflow). */
-  const walk = (
-    start: AssetRecord[],
-    visit: (r: AssetRecord) => boolean,
-    soft: boolean,
-    onEdge?: (from: AssetRecord, d: { guid: string; type: DependencyType }, target: AssetRecord | undefined) => void,
-  ) => {
+  const walk = (start: number[], visit: (i: number) => boolean, soft: boolean, onEdge?: (from: number, d: { guid: string; type: DependencyType }, target: number) => void) => {
     const stack = [...start].reverse();
     while (stack.length) {
-      const r = stack.pop()!;
-      if (!visit(r)) continue;
-      const edges = edgesOf(r);
-      for (let i = edges.length - 1; i >= 0; i--) {
-        const d = edges[i];
-        const skip = d.type === DependencyType.Soft && !soft;
-        // One lookup per edge, shared with onEdge (a no-op cook plans every time).
-        const target = skip && !onEdge ? undefined : lookup.get(d.guid);
-        onEdge?.(r, d, target);
-        if (!skip && mounted(target) && target.kind === 'package') stack.push(target);
+      const i = stack.pop()!;
+      if (!visit(i)) continue;
+      edgesOf(i);
+      for (let e = edgeEnd[i] - 1; e >= edgeStart[i]; e--) {
+        const d = edgeDep[e];
+        const t = edgeTarget[e];
+        onEdge?.(i, d, t);
+        if ((soft || d.type !== DependencyType.Soft) && mountedPackage(t)) stack.push(t);
       }
     }
   };
 
-  const rootRecords = new Map<string, { record: AssetRecord; chunks: Set<string> }>();
+  const rootRecords = new Map<number, Set<string>>();
   for (const root of roots) {
-    const record = lookup.get(root.guid);
-    if (!mounted(record) || record.kind !== 'package') continue;
-    const entry = rootRecords.get(record.guid) ?? { record, chunks: new Set<string>() };
-    entry.chunks.add(root.chunk);
-    rootRecords.set(record.guid, entry);
+    const i = resolve(root.guid);
+    if (!mountedPackage(i)) continue;
+    let chunks = rootRecords.get(i);
+    if (!chunks) rootRecords.set(i, (chunks = new Set<string>()));
+    chunks.add(root.chunk);
   }
-  const allRoots = [...rootRecords.values()].map((e) => e.record).sort((a, b) => cmp(a.guid, b.guid));
+  const allRoots = [...rootRecords.keys()].sort((a, b) => cmp(recs[a].guid, recs[b].guid));
 
   // Hard-only reach, to tell what a soft edge alone brought in.
-  const hardReach = new Set<string>();
-  walk(allRoots, (r) => !hardReach.has(r.guid) && (hardReach.add(r.guid), true), false);
+  walk(allRoots, (i) => !hardReach[i] && (hardReach[i] = true), false);
 
   // Chunk by chunk, Main first: an asset takes the first chunk that reaches it. Anything reachable
   // from an asset already placed was placed with it, so each walk stops at placed assets.
-  const chunkOf = new Map<string, string>();
-  const placed: AssetRecord[] = [];
-  const rootChunks = [...new Set([...rootRecords.values()].flatMap((e) => [...e.chunks]))].sort(compareChunks);
+  const placed: number[] = [];
+  const rootChunks = [...new Set([...rootRecords.values()].flatMap((c) => [...c]))].sort(compareChunks);
   for (const chunk of rootChunks) {
-    const starts = allRoots.filter((r) => rootRecords.get(r.guid)!.chunks.has(chunk));
+    const starts = allRoots.filter((i) => rootRecords.get(i)!.has(chunk));
     walk(
       starts,
-      (r) => !chunkOf.has(r.guid) && (chunkOf.set(r.guid, chunk), placed.push(r), true),
+      (i) => chunkOf[i] === undefined && ((chunkOf[i] = chunk), placed.push(i), true),
       followSoft,
       (from, d, target) => {
         if (d.type === DependencyType.Soft && !followSoft) {
-          if (!mounted(target) || target.kind !== 'package' || !hardReach.has(target.guid)) softExcluded.push({ referrer: from, guid: d.guid, type: d.type });
+          if (!mountedPackage(target) || !hardReach[target]) softExcluded.push({ referrer: recs[from], guid: d.guid, type: d.type });
           return;
         }
-        if (!mounted(target)) missing.set(`${from.guid}:${d.guid}`, { referrer: from, guid: d.guid, type: d.type });
+        if (!mounted(target)) missing.set(`${recs[from].guid}:${d.guid}`, { referrer: recs[from], guid: d.guid, type: d.type });
       },
     );
   }
 
-  const planned = (record: AssetRecord): PlannedAsset => {
-    const guid = record.guid;
-    return { record, chunk: chunkOf.get(guid)!, via: rootRecords.has(guid) ? 'root' : hardReach.has(guid) ? 'hard' : 'soft' };
-  };
+  const planned = (i: number): PlannedAsset => ({ record: recs[i], chunk: chunkOf[i]!, via: rootRecords.has(i) ? 'root' : hardReach[i] ? 'hard' : 'soft' });
   // The registry lists its records by GUID already: taking the placed ones in that order is the
   // sort (of 60k packages at 100k assets) without sorting; any other order is sorted here.
   let packages: PlannedAsset[] = [];
   const textAssets: PlannedAsset[] = [];
-  let prev = '';
-  let inOrder = true;
-  for (const r of lookup.all()) {
-    if (r.guid < prev) inOrder = false;
-    prev = r.guid;
+  for (let i = 0; i < listed; i++) {
+    const r = recs[i];
     if (r.kind === 'text') {
-      if (mounted(r)) textAssets.push({ record: r, chunk: opts.mountChunks.get(r.mount)!, via: 'mount' });
-    } else if (inOrder && chunkOf.has(r.guid)) packages.push(planned(r));
+      if (mounted(i)) textAssets.push({ record: r, chunk: opts.mountChunks.get(r.mount)!, via: 'mount' });
+    } else if (inOrder && chunkOf[i] !== undefined) packages.push(planned(i));
   }
-  if (!inOrder || packages.length !== chunkOf.size) packages = placed.map(planned).sort((a, b) => cmp(a.record.guid, b.record.guid));
+  if (!inOrder || packages.length !== placed.length) packages = placed.map(planned).sort((a, b) => cmp(a.record.guid, b.record.guid));
   if (!inOrder) textAssets.sort((a, b) => cmp(a.record.guid, b.record.guid));
   let softOnly = 0;
   for (const p of packages) if (p.via === 'soft') softOnly++;
