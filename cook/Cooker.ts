@@ -39,6 +39,7 @@ import {
   cookPackageAsset,
   cookTextAsset,
   identityOf,
+  keyPartsForRecord,
   exportClasses,
   keyForRecord,
   beforeCookedWrite,
@@ -48,7 +49,7 @@ import {
   type AssetCookContext,
   type AssetCookResult,
 } from './cookAsset.js';
-import { CACHE_FILE_NAME, CookCache, type CacheCheck, type RecookReason } from './cookCache.js';
+import { CACHE_FILE_NAME, CookCache, emptyHitView, type CacheCheck, type HitView, type RecookReason } from './cookCache.js';
 import { CookPool, type WorkerSettings } from './pool/CookPool.js';
 import { HeldResults } from './heldResults.js';
 import { TEXTURE_CLASS } from './textureExport.js';
@@ -423,6 +424,23 @@ export class Cooker {
   }
 
   /**
+   * cachedAsset for a full cook's held results, without building a result: the cache record's
+   * numbers and hash bytes go into `held` as they are (CookCache.probe, HeldResults.setCachedHit).
+   * False when it could not prove a hit: cachedAsset then decides (hit or miss, and why).
+   */
+  private cachedHit(record: AssetRecord, held: HeldResults, v: HitView): boolean {
+    const output = cookedPathFor(this.config.cookedDir, record);
+    const ctx = this.ctx;
+    if (!this.cache.probe(record.guid, (texture, classes) => keyPartsForRecord(record, ctx, texture, record.hash, classes), record.virtualPath.slice(1), output, v)) return false;
+    if (!held.setCachedHit(record.guid, v)) return false;
+    if (this.bus.listening) {
+      this.bus.emit({ type: 'COOK_START', asset: record.virtualPath, file: record.file });
+      this.bus.emit({ type: 'COOK_END', asset: record.virtualPath, file: record.file, cached: true, status: 'cached', reason: undefined, ms: 0, bytesIn: v.sourceSize, bytesOut: v.cookedSize });
+    }
+    return true;
+  }
+
+  /**
    * A package's local cook: on a cook worker (cook/pool), written and journaled here. Textures for
    * basisu stay on this thread, where the encoder runners batch them across the whole cook.
    */
@@ -728,6 +746,8 @@ export class Cooker {
       // The first misses wait for the end of the pass while there are few of them and no cook
       // worker is running yet (see below); past FEW_MISSES they all queue as they are found.
       let waiting: Array<{ a: PlannedAsset; hit: CacheCheck & { hit: false } }> | undefined = this.pool ? undefined : [];
+      // A hit read straight from its cache record into the held results (the usual case of a no-op).
+      const hitView = held ? emptyHitView() : undefined;
       for (const a of [...all.filter(isMaterial), ...all.filter((x) => !isMaterial(x))]) {
         // The pass over cache hits is synchronous: it gives the loop its turns too (a daemon's
         // server, Ctrl-C), so a million-asset no-op does not hold them for seconds.
@@ -737,6 +757,14 @@ export class Cooker {
           if (opts.signal?.aborted) break;
         }
         // What the cache still holds is taken here and now; only the misses queue.
+        if (hitView && this.cachedHit(a.record, held!, hitView)) {
+          summary.cached++;
+          summary.bytesIn += hitView.sourceSize;
+          summary.bytesOut += hitView.cookedSize;
+          summary.strippedExports += hitView.strippedExports;
+          summary.nulledRefs += hitView.nulledRefs;
+          continue;
+        }
         const hit = this.cachedAsset(a.record, !opts.shard);
         if (!('hit' in hit)) {
           results.set(a.record.guid, hit);

@@ -31,10 +31,11 @@ import { errors, type LuminaError } from '../src/errors.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
 import { lstatInto, type LstatNumbers } from '../src/util/fastLstat.js';
 import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
-import { Arena, decodeHead, encodeHead, readEntry, recordBytes, recordCookMs, recordGuid, StringTable, writeEntry } from './cookCacheCodec.js';
+import { Arena, decodeHead, encodeHead, partsMatch, probeRecord, readEntry, recordBytes, recordCookMs, recordGuid, StringTable, writeEntry, type HitView } from './cookCacheCodec.js';
 import { changedPart, COOK_FORMAT_VERSION, sameParts, type CookKey, type CookKeyPart, type CookKeyParts } from './cookKey.js';
 
 export { COOK_FORMAT_VERSION, canonicalJson, settingsHashes } from './cookKey.js';
+export { emptyHitView, type HitView } from './cookCacheCodec.js';
 
 export const CACHE_FILE_NAME = 'CookCache.bin';
 export const JOURNAL_FILE_NAME = 'CookCache.journal';
@@ -329,6 +330,22 @@ export class CookCache {
     const st = this.stat;
     if (!lstatInto(output ?? path.join(this.cookedDir, e.cookedFile), st) || !st.isFile || st.size !== e.cookedSize || st.mtimeMs !== e.cookedMtimeMs) return { hit: false, reason: 'output' };
     return { hit: true, entry: e };
+  }
+
+  /**
+   * `check` for a no-op's pass over every asset, without decoding the entry: true when the entry
+   * holds (the same key parts, cooked file, and an output of the recorded size and mtime, statted
+   * here like `check` does), with what the hit needs read into `v` (numbers and hash bytes, no
+   * strings). False is not a miss: ask `check`, which decodes the entry and says why (or finds a hit
+   * this one could not prove, such as a non-ASCII path).
+   */
+  probe(guid: string, want: (texture: boolean, classes: readonly string[] | undefined) => CookKeyParts, cookedFile: string, output: string, v: HitView): boolean {
+    const at = this.index.get(guid);
+    if (at === undefined) return false;
+    const b = this.arena.buf;
+    if (!probeRecord(b, this.table, at, cookedFile, v) || !partsMatch(b, this.table, v, want(v.texture, v.classes))) return false;
+    const st = this.stat;
+    return lstatInto(output, st) && st.isFile && st.size === v.cookedSize && st.mtimeMs === v.cookedMtimeMs;
   }
 
   /**

@@ -365,3 +365,158 @@ export function decodeHead(
   }
   return { table, paks, entries, recordsAt: at };
 }
+
+/**
+ * What a cache hit needs of a record, read in place (`probeRecord`): numbers and byte offsets, no
+ * hex string decoded. One object is reused for every probe.
+ */
+export interface HitView {
+  cookedSize: number;
+  cookedMtimeMs: number;
+  rawSize: number;
+  sourceSize: number;
+  strippedExports: number;
+  nulledRefs: number;
+  texture: boolean;
+  /** xxh64 of the raw cooked bytes, high and low 32 bits. */
+  xxhHi: number;
+  xxhLo: number;
+  /** The cooked file's xxh64 is recorded (cookedHi, cookedLo). */
+  hasCookedXxh: boolean;
+  cookedHi: number;
+  cookedLo: number;
+  classes: string[] | undefined;
+  /** Where the key parts start and how many pairs. */
+  partsAt: number;
+  partCount: number;
+}
+
+export function emptyHitView(): HitView {
+  return { cookedSize: 0, cookedMtimeMs: 0, rawSize: 0, sourceSize: 0, strippedExports: 0, nulledRefs: 0, texture: false, xxhHi: 0, xxhLo: 0, hasCookedXxh: false, cookedHi: 0, cookedLo: 0, classes: undefined, partsAt: 0, partCount: 0 };
+}
+
+/** Bytes a tagged string takes at `at` (tag included), or -1 past `end` or for an unknown tag. */
+function strBytes(b: Buffer, at: number, end: number): number {
+  if (at >= end) return -1;
+  const tag = b[at];
+  const n = tag === TAG_HEX16 ? 9 : tag === TAG_HEX32 ? 17 : tag === TAG_TABLE ? 5 : tag === TAG_ABSENT ? 1 : tag === TAG_UTF8 && at + 5 <= end ? 5 + b.readUInt32LE(at + 1) : -1;
+  return n < 0 || at + n > end ? -1 : n;
+}
+
+/**
+ * Read what a cache hit needs of the record at `offset` into `v`, when its cooked file is
+ * `cookedFile` and every field is in the form the fast check compares (hashes as bytes, part names,
+ * values and class names in the string table, an ASCII path). False means "not provable here":
+ * the caller decodes the entry the slow way (readEntry), which gives the same answer.
+ */
+export function probeRecord(b: Buffer, table: StringTable, offset: number, cookedFile: string, v: HitView): boolean {
+  if (offset + 4 > b.byteLength) return false;
+  const end = offset + 4 + b.readUInt32LE(offset);
+  if (end > b.byteLength) return false;
+  let at = offset + 4;
+  for (let k = 0; k < 2; k++) {
+    const n = strBytes(b, at, end); // guid, key
+    if (n < 0) return false;
+    at += n;
+  }
+  if (at >= end) return false;
+  const parts = b[at++];
+  v.partsAt = at;
+  v.partCount = parts;
+  for (let k = 0; k < 2 * parts; k++) {
+    const n = strBytes(b, at, end);
+    // Names in the table; values as hash bytes or in the table (what writeEntry makes of them).
+    if (n < 0 || !(b[at] === TAG_TABLE || (k % 2 === 1 && b[at] === TAG_HEX16))) return false;
+    at += n;
+  }
+  // The cooked file, compared in place (ASCII only; anything else takes the slow way).
+  if (at + 5 > end || b[at] !== TAG_UTF8) return false;
+  const len = b.readUInt32LE(at + 1);
+  at += 5;
+  if (len !== cookedFile.length || at + len > end) return false;
+  for (let k = 0; k < len; k++) {
+    const c = cookedFile.charCodeAt(k);
+    if (c >= 0x80 || b[at + k] !== c) return false;
+  }
+  at += len;
+  if (at + 8 * 4 + 9 > end) return false;
+  v.cookedSize = b.readDoubleLE(at);
+  v.cookedMtimeMs = b.readDoubleLE(at + 8);
+  v.rawSize = b.readDoubleLE(at + 16);
+  v.sourceSize = b.readDoubleLE(at + 24);
+  at += 32;
+  if (b[at] !== TAG_HEX16) return false;
+  v.xxhHi = b.readUInt32BE(at + 1);
+  v.xxhLo = b.readUInt32BE(at + 5);
+  at += 9;
+  if (at >= end) return false;
+  if (b[at] === TAG_HEX16) {
+    if (at + 9 > end) return false;
+    v.hasCookedXxh = true;
+    v.cookedHi = b.readUInt32BE(at + 1);
+    v.cookedLo = b.readUInt32BE(at + 5);
+    at += 9;
+  } else if (b[at] === TAG_ABSENT) {
+    v.hasCookedXxh = false;
+    at += 1;
+  } else return false;
+  if (at + 17 > end) return false;
+  v.strippedExports = b.readDoubleLE(at);
+  v.nulledRefs = b.readDoubleLE(at + 8);
+  const flags = b[at + 16];
+  at += 17;
+  v.texture = (flags & FLAG_TEXTURE) !== 0;
+  v.classes = undefined;
+  if (flags & FLAG_CLASSES) {
+    if (at + 4 > end) return false;
+    const count = b.readUInt32LE(at);
+    at += 4;
+    if (count > end - at) return false;
+    const classes: string[] = [];
+    for (let k = 0; k < count; k++, at += 5) {
+      if (at + 5 > end || b[at] !== TAG_TABLE) return false;
+      const s = table.list[b.readUInt32LE(at + 1)];
+      if (s === undefined) return false;
+      classes.push(s);
+    }
+    v.classes = classes;
+  }
+  return true;
+}
+
+const HEX_CHARS = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+
+/** The 8 bytes at `at` are the 16 lowercase hex digits `s` (what TAG_HEX16 stored). */
+function hexEquals(b: Buffer, at: number, s: string): boolean {
+  if (s.length !== 16) return false;
+  for (let k = 0; k < 8; k++) {
+    const x = b[at + k];
+    if (s.charCodeAt(2 * k) !== HEX_CHARS[x >> 4] || s.charCodeAt(2 * k + 1) !== HEX_CHARS[x & 15]) return false;
+  }
+  return true;
+}
+
+/**
+ * Are the parts `probeRecord` found in `v` exactly `want` (same names, same values: cookKey.ts
+ * `sameParts`)? Compared in place: a stored hash against its hex digits, a table string by identity.
+ */
+export function partsMatch(b: Buffer, table: StringTable, v: HitView, want: CookKeyParts): boolean {
+  let at = v.partsAt;
+  let wanted = 0;
+  for (const _ in want) wanted++;
+  if (wanted !== v.partCount) return false;
+  for (let k = 0; k < v.partCount; k++) {
+    const name = table.list[b.readUInt32LE(at + 1)];
+    at += 5;
+    const w = name === undefined ? undefined : want[name as keyof CookKeyParts];
+    if (typeof w !== 'string') return false;
+    if (b[at] === TAG_HEX16) {
+      if (!hexEquals(b, at + 1, w)) return false;
+      at += 9;
+    } else {
+      if (table.list[b.readUInt32LE(at + 1)] !== w) return false;
+      at += 5;
+    }
+  }
+  return true;
+}

@@ -15,6 +15,7 @@
 import type { LuminaError } from '../src/errors.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import { cookedPathFor, type AssetCookResult } from './cookAsset.js';
+import type { HitView } from './cookCacheCodec.js';
 
 const STATUSES: ReadonlyArray<AssetCookResult['status']> = ['cached', 'cooked', 'fetched', 'verbatim', 'failed'];
 
@@ -134,6 +135,39 @@ export class HeldResults {
     if (r.bytes !== undefined) this.held.set(i, r.bytes);
     this.flags[i] = f;
     return this;
+  }
+
+  /**
+   * A cache hit at the asset's usual output, straight from the cache record (CookCache.probe): what
+   * `set` stores for cachedResult's slim result, without its hex strings. False when the sizes
+   * would not print back as they are (then `set` the result instead).
+   */
+  setCachedHit(guid: string, v: HitView): boolean {
+    const i = this.slotOf.get(guid);
+    if (i === undefined) throw new Error(`HeldResults: ${guid} is not an asset of this cook`);
+    if (!(Number.isSafeInteger(v.rawSize) && v.rawSize >= 0 && Number.isSafeInteger(v.cookedSize) && v.cookedSize >= 0)) return false;
+    if (!(this.flags[i] & SET)) this.count++;
+    this.oddIdentity.delete(i);
+    this.oddOutput.delete(i);
+    this.oddCookedXxh64.delete(i);
+    this.errors.delete(i);
+    this.held.delete(i);
+    this.status[i] = 0; // cached
+    this.reason[i] = 0;
+    const nums = i * F_COUNT;
+    this.nums[nums + F_MS] = 0;
+    this.nums[nums + F_IN] = v.sourceSize;
+    this.nums[nums + F_OUT] = v.cookedSize;
+    this.nums[nums + F_RAW] = v.rawSize;
+    this.nums[nums + F_COOKED] = v.cookedSize;
+    this.counts[i * 2] = v.strippedExports;
+    this.counts[i * 2 + 1] = v.nulledRefs;
+    this.hashes[i * 4] = v.xxhHi;
+    this.hashes[i * 4 + 1] = v.xxhLo;
+    this.hashes[i * 4 + 2] = v.cookedHi;
+    this.hashes[i * 4 + 3] = v.cookedLo;
+    this.flags[i] = SET | OUTPUT | OUTPUT_USUAL | IDENTITY_PACKED | (v.hasCookedXxh ? COOKED_XXH : 0);
+    return true;
   }
 
   /** The asset's result, as a new object (see the module comment); undefined when it has none. */
