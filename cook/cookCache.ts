@@ -27,11 +27,12 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { errors, type LuminaError } from '../src/errors.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
 import { lstatInto, type LstatNumbers } from '../src/util/fastLstat.js';
 import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
-import { Arena, decodeHead, encodeHead, partsMatch, probeRecord, readEntry, recordBytes, recordCookMs, recordGuid, StringTable, writeEntry, type HitView } from './cookCacheCodec.js';
+import { Arena, decodeHead, encodeHead, partsMatch, probeRecord, readEntry, recordBytes, recordCookedFile, recordCookMs, recordGuid, StringTable, writeEntry, type HitView } from './cookCacheCodec.js';
 import { changedPart, COOK_FORMAT_VERSION, sameParts, type CookKey, type CookKeyPart, type CookKeyParts } from './cookKey.js';
 
 export { COOK_FORMAT_VERSION, canonicalJson, settingsHashes } from './cookKey.js';
@@ -110,6 +111,8 @@ export class CookCache {
   private journalOps = 0;
   /** check()'s stat numbers, reused for every output. */
   private readonly stat: LstatNumbers = { mtimeMs: 0, size: 0, isFile: false };
+  /** Output stats taken ahead on a helper thread (`statOutputsAhead`): entry -> slot, until used once or the entry changes. */
+  private ahead: { slots: Map<string, number>; state: Int32Array; nums: Float64Array; worker: Worker; exited: Promise<void> } | undefined;
 
   private constructor(
     readonly file: string,
@@ -202,12 +205,14 @@ export class CookCache {
   }
 
   private put(guid: string, e: CacheEntry): void {
+    this.ahead?.slots.delete(guid);
     const old = this.index.get(guid);
     if (old !== undefined) this.dead += recordBytes(this.arena.buf, old);
     this.index.set(guid, writeEntry(this.arena, this.table, guid, e));
   }
 
   private remove(guid: string): boolean {
+    this.ahead?.slots.delete(guid);
     const old = this.index.get(guid);
     if (old === undefined) return false;
     this.dead += recordBytes(this.arena.buf, old);
@@ -344,8 +349,64 @@ export class CookCache {
     if (at === undefined) return false;
     const b = this.arena.buf;
     if (!probeRecord(b, this.table, at, cookedFile, v) || !partsMatch(b, this.table, v, want(v.texture, v.classes))) return false;
+    const ahead = this.ahead;
+    const slot = ahead?.slots.get(guid);
+    if (slot !== undefined) {
+      // Taken ahead for this entry as it still is (put/remove drop the slot), used once. Not taken
+      // yet: statted here. A miss is only "not provable here": check stats again and says why.
+      ahead!.slots.delete(guid);
+      const state = Atomics.load(ahead!.state, slot);
+      if (state === AHEAD_FILE) return ahead!.nums[2 * slot] === v.cookedSize && ahead!.nums[2 * slot + 1] === v.cookedMtimeMs;
+      if (state === AHEAD_NOT_FILE) return false;
+    }
     const st = this.stat;
     return lstatInto(output, st) && st.isFile && st.size === v.cookedSize && st.mtimeMs === v.cookedMtimeMs;
+  }
+
+  /**
+   * Start statting every entry's output on a helper thread, for `probe` to use: a no-op cook's
+   * pass over its assets is mostly these stats, and on the machine's other core they overlap the
+   * registry scan and the plan instead of following them. The same lstat, taken earlier in the same
+   * cook: call it only right before that cook (cookProject), never on a cache a cook uses later
+   * (the daemon's). Each result is used once, for the entry it was taken for; `stopAhead` ends it.
+   */
+  statOutputsAhead(): void {
+    if (this.ahead) return;
+    const slots = new Map<string, number>();
+    const paths: string[] = [];
+    for (const [guid, at] of this.index) {
+      const f = recordCookedFile(this.arena.buf, at);
+      if (f === undefined || outsideCooked(f)) continue;
+      slots.set(guid, paths.length);
+      paths.push(path.join(this.cookedDir, f));
+    }
+    // One state per slot plus the stop flag at the end; two numbers per slot.
+    const state = new Int32Array(new SharedArrayBuffer(4 * (paths.length + 1)));
+    const nums = new Float64Array(new SharedArrayBuffer(16 * paths.length));
+    let worker: Worker;
+    try {
+      worker = new Worker(AHEAD_WORKER, { eval: true, workerData: { paths: paths.join('\0'), state, nums } });
+    } catch {
+      return; // no helper thread: probe stats each output itself
+    }
+    worker.unref();
+    worker.on('error', () => {}); // a stat it could not take stays "not yet": probe takes it
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    this.ahead = { slots, state, nums, worker, exited };
+  }
+
+  /** Resolves when the helper thread of statOutputsAhead has statted everything (or stopped). */
+  async aheadDone(): Promise<void> {
+    await this.ahead?.exited;
+  }
+
+  /** Stop the stats taken ahead (the pass is over); probe stats every output itself again. */
+  stopAhead(): void {
+    const a = this.ahead;
+    if (!a) return;
+    this.ahead = undefined;
+    Atomics.store(a.state, a.state.length - 1, 1);
+    void a.worker.terminate().catch(() => {});
   }
 
   /**
@@ -448,10 +509,27 @@ export class CookCache {
 
   /** Close the journal (what was appended stays). */
   close(): void {
+    this.stopAhead();
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
   }
 }
+
+const AHEAD_FILE = 1;
+const AHEAD_NOT_FILE = 2;
+/** statOutputsAhead's thread: lstat each path, numbers first, then its state (Atomics: the reader sees the numbers). */
+const AHEAD_WORKER = `
+const { workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const { paths, state, nums } = workerData;
+const list = paths.length ? paths.split('\\0') : [];
+for (let i = 0; i < list.length && Atomics.load(state, list.length) === 0; i++) {
+  let st;
+  try { st = fs.lstatSync(list[i], { throwIfNoEntry: false }); } catch { st = undefined; }
+  if (st && st.isFile()) { nums[2 * i] = st.size; nums[2 * i + 1] = st.mtimeMs; Atomics.store(state, i, ${AHEAD_FILE}); }
+  else Atomics.store(state, i, ${AHEAD_NOT_FILE});
+}
+`;
 
 /** A stored cooked path with a `..` segment would name a file outside the cooked folder. */
 function outsideCooked(cookedFile: string): boolean {

@@ -144,3 +144,47 @@ describe('cache probe (the no-op pass)', () => {
     cache.close();
   });
 });
+
+describe('output stats taken ahead (CookCache.statOutputsAhead)', () => {
+  it('sees outputs deleted, resized, touched or replaced by a symlink before it ran; and each stat serves once (probe used the stat the helper took)', async () => {
+    const { cookedDir, cache } = await project(base);
+    const out = (i: number) => path.join(cookedDir, ...base[i].rel.split('/'));
+    fs.rmSync(out(0));
+    fs.writeFileSync(out(1), Buffer.alloc(7));
+    const st = fs.statSync(out(2));
+    fs.utimesSync(out(2), st.atime, new Date(st.mtimeMs + 5000));
+    fs.renameSync(out(3), `${out(3)}.real`);
+    fs.symlinkSync(`${out(3)}.real`, out(3));
+    cache.statOutputsAhead();
+    await cache.aheadDone();
+    const v = emptyHitView();
+    const probe = (i: number) => cache.probe(base[i].guid, want(base[i]), base[i].rel, out(i), v);
+    expect([0, 1, 2, 3, 4].map(probe)).toEqual([false, false, false, false, true]);
+
+    // Asset 4's stat was the helper's (taken as the cook started, before this edit); it serves
+    // once: the next probe stats for itself and sees the edit.
+    const fresh = await project(base.slice(0, 1));
+    fresh.cache.statOutputsAhead();
+    await fresh.cache.aheadDone();
+    const f0 = path.join(fresh.cookedDir, ...base[0].rel.split('/'));
+    fs.writeFileSync(f0, Buffer.alloc(3));
+    const again = () => fresh.cache.probe(base[0].guid, want(base[0]), base[0].rel, f0, v);
+    expect(again()).toBe(true);
+    expect(again()).toBe(false);
+    fresh.cache.close();
+    cache.close();
+  });
+
+  it('its stat is used for the entry it was taken for, once: an entry set again after it ran is statted by probe', async () => {
+    const { cookedDir, cache } = await project(base);
+    cache.statOutputsAhead();
+    await cache.aheadDone();
+    const out = path.join(cookedDir, ...base[0].rel.split('/'));
+    // Re-cooked after the helper's stat: another size, recorded anew.
+    fs.writeFileSync(out, Buffer.alloc(5));
+    const e = cache.peek(base[0].guid)!;
+    cache.set(base[0].guid, { key: e.key, parts: e.parts }, { ...e }, fs.statSync(out));
+    expect(cache.probe(base[0].guid, want(base[0]), base[0].rel, out, emptyHitView())).toBe(true);
+    cache.close();
+  });
+});
