@@ -161,9 +161,10 @@ export interface CookerOpenOptions {
   lock?: boolean;
   /**
    * A full cook follows right away (cookProject): the cook cache's outputs are statted on a helper
-   * thread from here on, for that cook's pass over its assets (CookCache.statOutputsAhead).
+   * thread from here on, for that cook's pass over its assets (CookCache.statOutputsAhead). True:
+   * when the cache has at least 2000 entries; a number: at least that many.
    */
-  statOutputsAhead?: boolean;
+  statOutputsAhead?: boolean | number;
   /**
    * Without `store`: the remote cache of `remoteCache` in the config, with these overrides (the
    * command line's) on top; false: none.
@@ -317,7 +318,7 @@ export class Cooker {
     const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
     // The outputs' stats on the other core while the registry scans and the cook plans (a no-op's
     // pass is mostly these stats); only for a cook that follows right away (CookCache.statOutputsAhead).
-    if (opts.statOutputsAhead && cache.size >= STAT_AHEAD_MIN) cache.statOutputsAhead();
+    if (opts.statOutputsAhead !== undefined && opts.statOutputsAhead !== false && cache.size >= (opts.statOutputsAhead === true ? STAT_AHEAD_MIN : opts.statOutputsAhead)) cache.statOutputsAhead();
     if (!registry) {
       bus.emit({ type: 'START', phase: 'scan' });
       const t0 = performance.now();

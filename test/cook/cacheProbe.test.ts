@@ -9,7 +9,10 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Cooker } from '../../cook/Cooker.js';
 import { cachedResult } from '../../cook/cookAsset.js';
+import { cookProject } from '../../cook/cookProject.js';
+import { generateProject } from '../../samples/index.js';
 import { CookCache, emptyHitView, type CacheEntry } from '../../cook/cookCache.js';
 import { cookKeyFor, type CookKeyParts } from '../../cook/cookKey.js';
 import { HeldResults } from '../../cook/heldResults.js';
@@ -186,5 +189,35 @@ describe('output stats taken ahead (CookCache.statOutputsAhead)', () => {
     cache.set(base[0].guid, { key: e.key, parts: e.parts }, { ...e }, fs.statSync(out));
     expect(cache.probe(base[0].guid, want(base[0]), base[0].rel, out, emptyHitView())).toBe(true);
     cache.close();
+  });
+});
+
+describe('a no-op cook with its outputs statted ahead', () => {
+  it('re-cooks an output deleted and one edited since the last cook, to the same bytes and paks', { timeout: 300_000 }, async () => {
+    const root = await tempDir('lumina-ahead-');
+    dirs.push(root);
+    await generateProject({ out: root, assets: 300, seed: 3, textureEncoder: 'rgba8' });
+    const first = await cookProject({ projectDir: root, report: false });
+    expect(first.ok).toBe(true);
+    const shipped = first.assetReports.filter((a) => a.status === 'cooked' && a.path.endsWith('.lasset'));
+    const [gone, edited] = [shipped[0], shipped[Math.floor(shipped.length / 2)]].map((a) => path.join(first.cookedDir, ...a.path.split('/').filter(Boolean)));
+    const goneBytes = fs.readFileSync(gone);
+    const editedBytes = fs.readFileSync(edited);
+    const paks = first.paks.map((p) => fs.readFileSync(p.file));
+    fs.rmSync(gone);
+    fs.writeFileSync(edited, Buffer.alloc(editedBytes.byteLength, 0x5a)); // same size, other bytes, new mtime
+
+    const cooker = await Cooker.open({ projectDir: root, statOutputsAhead: 1 });
+    let s: Awaited<ReturnType<Cooker['cook']>>;
+    try {
+      s = await cooker.cook({ report: false });
+    } finally {
+      cooker.close();
+    }
+    expect(s.ok).toBe(true);
+    expect({ cooked: s.cooked, recooked: s.recooked }).toEqual({ cooked: 2, recooked: { output: 2 } });
+    expect(fs.readFileSync(gone).equals(goneBytes)).toBe(true);
+    expect(fs.readFileSync(edited).equals(editedBytes)).toBe(true);
+    expect(s.paks.map((p) => fs.readFileSync(p.file).equals(paks[first.paks.findIndex((q) => q.file === p.file)]))).toEqual(s.paks.map(() => true));
   });
 });
