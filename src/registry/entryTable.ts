@@ -14,6 +14,9 @@ import path from 'node:path';
 export class EntryTable<E> {
   private readonly folders = new Map<string, Map<string, E>>();
   private count = 0;
+  /** The folder `setIn` filled last: the cache load inserts a folder's rows in a run. */
+  private lastDir: string | undefined;
+  private lastNames: Map<string, E> | undefined;
 
   get size(): number {
     return this.count;
@@ -36,8 +39,10 @@ export class EntryTable<E> {
 
   /** `set` for a caller that already has the folder and the name apart (the cache load). */
   setIn(dir: string, name: string, e: E): void {
-    let names = this.folders.get(dir);
+    let names = dir === this.lastDir ? this.lastNames : this.folders.get(dir);
     if (names === undefined) this.folders.set(dir, (names = new Map()));
+    this.lastDir = dir;
+    this.lastNames = names;
     const before = names.size;
     names.set(name, e);
     this.count += names.size - before;
@@ -49,12 +54,16 @@ export class EntryTable<E> {
     const names = this.folders.get(dir);
     if (names === undefined || !names.delete(file.slice(i + 1))) return false;
     this.count--;
-    if (names.size === 0) this.folders.delete(dir);
+    if (names.size === 0) {
+      this.folders.delete(dir);
+      if (dir === this.lastDir) this.lastDir = this.lastNames = undefined;
+    }
     return true;
   }
 
   clear(): void {
     this.folders.clear();
+    this.lastDir = this.lastNames = undefined;
     this.count = 0;
   }
 

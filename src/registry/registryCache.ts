@@ -242,19 +242,28 @@ export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir:
   let prevDirLength = -1;
   let dir = '';
   let dirSep = '';
+  // The row loop reads the bytes directly (no helper per field) and builds a name with
+  // latin1Slice when it is ASCII (the usual case), which skips UTF-8 decoding and toString's
+  // argument handling: this loop runs once per asset on every open (a warm no-op scan's load).
+  const ROW_FIXED = 4 + 2;
+  const ROW_TAIL = 8 + 8 + 8 + 4 + 4 + 4 + 1;
   for (let i = 0; i < entryCount; i++) {
     const at = p;
-    const mountIndex = index(u32(), mountCount, 'mount');
+    if (p + ROW_FIXED > end) throw bad('record runs past the end of the body', p);
+    const mountIndex = bytes.readUInt32LE(p);
+    if (mountIndex >= mountCount) throw bad(`mount index ${mountIndex} is out of range (${mountCount})`, p);
     const m = mounts[mountIndex];
-    need(2);
-    const relLength = bytes.readUInt16LE(p);
-    p += 2;
-    need(relLength);
-    const relAt = p;
-    const relEnd = p + relLength;
-    p = relEnd;
+    const relLength = bytes[p + 4] | (bytes[p + 5] << 8);
+    const relAt = p + ROW_FIXED;
+    const relEnd = relAt + relLength;
+    if (relEnd + ROW_TAIL > end) throw bad('record runs past the end of the body', relAt);
     let slash = relEnd - 1;
-    while (slash >= relAt && bytes[slash] !== 0x2f) slash--;
+    let ascii = true;
+    for (; slash >= relAt; slash--) {
+      const c = bytes[slash];
+      if (c === 0x2f) break;
+      if (c > 0x7f) ascii = false;
+    }
     const dirLength = slash >= relAt ? slash - relAt : -1;
     if (mountIndex !== prevMount || dirLength !== prevDirLength || !sameBytes(bytes, relAt, prevDirAt, dirLength)) {
       dir = dirLength < 0 ? m.dir : m.dir + sep + toDisk(bytes.toString('utf8', relAt, slash), sep);
@@ -263,14 +272,16 @@ export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir:
       prevDirAt = relAt;
       prevDirLength = dirLength;
     }
-    const name = bytes.toString('utf8', slash + 1, relEnd);
-    need(8 + 8 + 8 + 4 + 4 + 4 + 1);
+    const name = ascii ? latin1Slice(bytes, slash + 1, relEnd) : bytes.toString('utf8', slash + 1, relEnd);
+    p = relEnd;
     const mtimeMs = bytes.readDoubleLE(p);
     const size = bytes.readDoubleLE(p + 8);
     p += 24; // mtime, size, hash
-    const guid = guids[index(u32(), guidCount, 'guid')];
-    index(u32(), stringCount, 'class');
-    p += 4; // flags
+    const guidIndex = bytes.readUInt32LE(p);
+    if (guidIndex >= guidCount) throw bad(`guid index ${guidIndex} is out of range (${guidCount})`, p);
+    const classIndex = bytes.readUInt32LE(p + 4);
+    if (classIndex >= stringCount) throw bad(`class index ${classIndex} is out of range (${stringCount})`, p + 4);
+    p += 12; // guid, class, flags
     const kindByte = bytes[p++];
     if (kindByte > 1) throw bad(`kind ${kindByte} is neither package nor text`, p - 1);
     let sidecar: FileStat | undefined;
@@ -281,10 +292,13 @@ export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir:
     }
     const depCount = u32();
     need(depCount * 4);
-    for (let d = 0; d < depCount; d++) index(u32() & 0x7fffffff, guidCount, 'dependency');
+    for (let d = 0; d < depCount; d++, p += 4) {
+      const g = bytes.readUInt32LE(p) & 0x7fffffff;
+      if (g >= guidCount) throw bad(`dependency index ${g} is out of range (${guidCount})`, p);
+    }
     const e: CacheEntry = {
       file: dirSep + name,
-      guid,
+      guid: guids[guidIndex],
       mount: m.alias,
       mountDir: m.dir,
       kind: kindByte === 1 ? 'text' : 'package',
@@ -303,6 +317,15 @@ export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir:
   if (p !== end) throw bad(`${end - p} unexplained bytes after the last entry`, p);
   return out;
 }
+
+/**
+ * `bytes.latin1Slice(start, end)`: Buffer's own one-byte string maker, without `toString`'s
+ * encoding lookup and argument checks. Only called on ASCII bytes, where latin1 and UTF-8 agree.
+ */
+const latin1Slice: (bytes: Buffer, start: number, end: number) => string =
+  typeof (Buffer.prototype as unknown as { latin1Slice?: unknown }).latin1Slice === 'function'
+    ? (bytes, start, end) => (bytes as unknown as { latin1Slice(s: number, e: number): string }).latin1Slice(start, end)
+    : (bytes, start, end) => bytes.toString('latin1', start, end);
 
 /** Whether the `length` bytes at `a` and at `b` are the same (a negative length: both absent). */
 function sameBytes(bytes: Buffer, a: number, b: number, length: number): boolean {
