@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TEMP_MARKER } from '../util/atomicWrite.js';
 import { lstatInto, type LstatNumbers } from '../util/fastLstat.js';
+import { DIRENT_DIR, DIRENT_FILE, readdirTypes, type DirList } from '../util/fastReaddir.js';
 
 export const PACKAGE_EXT = '.lasset';
 export const TEXT_EXTS: ReadonlySet<string> = new Set(['.rml', '.rcss', '.luau']);
@@ -99,25 +100,27 @@ export function walkMount(
   const unchanged = opts.unchanged;
   const st: LstatNumbers = { mtimeMs: 0, size: 0, isFile: false };
   const visit = (abs: string, vdir: string): void => {
-    let entries: fs.Dirent[];
+    let list: DirList;
     try {
-      entries = fs.readdirSync(abs, { withFileTypes: true });
+      list = readdirTypes(abs);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT' && abs === dir) return;
       opts.onProblem({ file: abs, error: e });
       return;
     }
     let names: Set<string> | undefined;
-    for (const ent of entries) {
-      const name = ent.name;
-      if (ent.isDirectory()) {
+    const { names: entries, types } = list;
+    for (let i = 0; i < entries.length; i++) {
+      const name = entries[i];
+      const type = types[i];
+      if (type === DIRENT_DIR) {
         if (name.startsWith('.')) continue;
         const sub = abs + path.sep + name;
         if (opts.skipDirs?.has(sub)) continue;
         visit(sub, `${vdir}/${name}`);
         continue;
       }
-      if (!ent.isFile()) continue;
+      if (type !== DIRENT_FILE) continue;
       const kind = assetKindOf(name);
       if (kind === null) continue;
       const file = abs + path.sep + name;
@@ -125,7 +128,7 @@ export function walkMount(
       if (kind === 'package' && unchanged?.(abs, name, st.mtimeMs, st.size)) continue;
       const walked: WalkedFile = { file, mount: mount.alias, mountDir: mount.dir, virtualPath: `${vdir}/${name}`, kind, mtimeMs: st.mtimeMs, size: st.size };
       if (kind === 'text') {
-        names ??= new Set(entries.map((x) => x.name));
+        names ??= new Set(entries);
         walked.sidecar = names.has(name + SIDECAR_EXT) ? statOrNull(file + SIDECAR_EXT) : null;
       }
       opts.onFile(walked);
