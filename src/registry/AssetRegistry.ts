@@ -30,6 +30,7 @@ import { initHash } from '../util/hash.js';
 import { Vfs } from '../vfs/Vfs.js';
 import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
+import { defaultReadThreads, outcomeError, readOnPool, type ReadJob } from './readPool.js';
 import { CACHE_FILE_NAME, decodeRegistryCache, encodeRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
 import { EntryTable } from './entryTable.js';
 import { encodeJournalFrame, JOURNAL_FILE_NAME, readJournal } from './registryJournal.js';
@@ -48,8 +49,20 @@ export interface RegistryOptions {
    * (the snapshot is rewritten only once the journal has grown, see `save`). Default true.
    */
   autoSave?: boolean;
-  /** Files read at once. Default 32. */
+  /** Files read at once on the main thread. Default 32. */
   concurrency?: number;
+  /**
+   * Worker threads that read packages when a call has many to read (a cold scan; readPool.ts).
+   * 0 reads on the main thread only. Default: one per core, at most 4.
+   */
+  readThreads?: number;
+  /** Packages a call must read before it starts read threads (starting them costs tens of ms). Default 256. */
+  readThreadsFrom?: number;
+  /**
+   * While the read threads start, the main thread reads too. Default true; false leaves every
+   * package to the threads (tests use it to be sure the threads did the reading).
+   */
+  mainThreadReads?: boolean;
   /**
    * Log each problem as it is found. Default true; a caller that reports `ScanResult.problems`
    * itself (the cook, with its own severities) passes false so nothing is said twice.
@@ -125,6 +138,9 @@ export class AssetRegistry {
   private readonly mint: boolean;
   private readonly autoSave: boolean;
   private readonly concurrency: number;
+  private readonly readThreads: number;
+  private readonly readThreadsFrom: number;
+  private readonly mainThreadReads: boolean;
   private readonly logProblems: boolean;
   private readonly keepLastGood: boolean;
   private readonly content: ContentMount[];
@@ -158,6 +174,9 @@ export class AssetRegistry {
     this.mint = opts.mintSidecars ?? true;
     this.autoSave = opts.autoSave ?? true;
     this.concurrency = opts.concurrency ?? 32;
+    this.readThreads = opts.readThreads ?? defaultReadThreads();
+    this.readThreadsFrom = opts.readThreadsFrom ?? 256;
+    this.mainThreadReads = opts.mainThreadReads ?? true;
     this.logProblems = opts.logProblems ?? true;
     this.keepLastGood = opts.keepLastGood ?? false;
     this.cacheFile = opts.cacheFile ?? path.join(config.intermediatesDir, CACHE_FILE_NAME);
@@ -629,7 +648,6 @@ export class AssetRegistry {
     onProgress?: (p: ScanProgress) => void,
     batch: Batch = { upserts: [], removals: [] },
   ): Promise<Batch> {
-    const queue = new PQueue({ concurrency: this.concurrency });
     // result.cached already counts the files the walk settled (doScan's `unchanged`).
     const progress = { files: files.length + result.cached, toRead: 0, read: 0 };
     let lastReport = 0;
@@ -639,6 +657,9 @@ export class AssetRegistry {
       lastReport = now;
       onProgress({ ...progress });
     };
+    /** Packages for the read threads (readPool.ts), when there are enough of them. */
+    const poolJobs: Array<ReadJob & { walked: WalkedFile }> = [];
+    const local: WalkedFile[] = [];
     for (const f of files) {
       const entry = this.entries.get(f.file);
       // Same file, alias and mount folder means the same virtual path.
@@ -651,18 +672,70 @@ export class AssetRegistry {
         continue;
       }
       progress.toRead++;
+      if (f.kind === 'package' && this.readThreads > 0) {
+        const hashOnly = samePlace && entry.size === f.size;
+        poolJobs.push({ file: f.file, virtualPath: f.virtualPath, mount: f.mount, mtimeMs: f.mtimeMs, size: f.size, hashOnly, walked: f });
+      } else {
+        local.push(f);
+      }
+    }
+    if (poolJobs.length < this.readThreadsFrom) {
+      for (const j of poolJobs) local.push(j.walked);
+      poolJobs.length = 0;
+    }
+
+    const readsDone = poolJobs.length > 0
+      ? readOnPool(poolJobs, this.readThreads, (job, o) => {
+          const f = (job as ReadJob & { walked: WalkedFile }).walked;
+          let done = true;
+          try {
+            const err = outcomeError(o);
+            if (err !== undefined) throw err;
+            if ('hash' in o) {
+              const entry = this.entries.get(f.file)!;
+              if (o.hash === thawRecord(entry).hash) this.touched(entry, f, gen, batch, result);
+              else {
+                // Changed after all: read whole with the rest below (rare: same size, new bytes).
+                local.push(f);
+                done = false;
+              }
+            } else if ('entry' in o) {
+              const e = o.entry;
+              // The image names the file, alias and mount folder the job gave; anything else would
+              // be a codec bug, and then the record is taken as read.
+              if (e.file === f.file && e.mount === f.mount && e.mountDir === f.mountDir) {
+                e.gen = gen;
+                e.live = true;
+                this.upsertRead(f, e, batch, result);
+              } else {
+                this.upsertRead(f, this.entryOf(f, thawRecord(e), undefined, gen), batch, result);
+              }
+            } else if ('record' in o) {
+              this.upsertRead(f, this.entryOf(f, o.record, undefined, gen), batch, result);
+            }
+          } catch (e) {
+            this.readFailed(f, e, gen, batch, result);
+          } finally {
+            if (done) progress.read++;
+            report();
+          }
+        }, { mainThreadReads: this.mainThreadReads })
+      : Promise.resolve();
+    await readsDone;
+
+    const queue = new PQueue({ concurrency: this.concurrency });
+    for (const f of local) {
+      const entry = this.entries.get(f.file);
+      const samePlace = entry !== undefined && entry.mount === f.mount && entry.mountDir === f.mountDir;
+      const sameSidecar =
+        f.kind !== 'text' || (entry?.sidecar !== undefined && f.sidecar != null && entry.sidecar.mtimeMs === f.sidecar.mtimeMs && entry.sidecar.size === f.sidecar.size);
       // Queue a bounded number of reads at a time: a cold scan of a million files queued every
       // read at once, a closure and a promise per file held for the whole scan.
       if (queue.size >= this.concurrency * 4) await queue.onSizeLessThan(this.concurrency * 2);
       void queue.add(async () => {
         try {
           if (samePlace && sameSidecar && entry.size === f.size && (await hashWholeFile(f.file, f.size)) === thawRecord(entry).hash) {
-            // Touched, not changed: keep the parsed record, remember the new mtime.
-            entry.mtimeMs = f.mtimeMs;
-            entry.rec!.mtimeMs = f.mtimeMs;
-            result.rehashed++;
-            this.unsaved.add(f.file);
-            this.keep(entry, gen, batch);
+            this.touched(entry, f, gen, batch, result);
             return;
           }
           let record: AssetRecord;
@@ -675,51 +748,9 @@ export class AssetRegistry {
             sidecar = t.sidecar;
             if (t.minted) this.log.info({ file: f.file + SIDECAR_EXT, asset: t.record.guid }, 'minted .lmeta sidecar');
           }
-          result.read++;
-          const old = this.entries.get(f.file);
-          if (old?.live) batch.removals.push(old);
-          const next: Entry = {
-            file: f.file,
-            guid: record.guid,
-            mount: f.mount,
-            mountDir: f.mountDir,
-            kind: record.kind,
-            mtimeMs: record.mtimeMs,
-            size: record.size,
-            sidecar,
-            rec: record,
-            at: -1,
-            image: undefined,
-            gen,
-            live: true,
-          };
-          this.entries.set(f.file, next);
-          this.unsaved.add(f.file);
-          batch.upserts.push(next);
+          this.upsertRead(f, this.entryOf(f, record, sidecar, gen), batch, result);
         } catch (e) {
-          result.read++;
-          const old = this.entries.get(f.file);
-          if (old && this.keepLastGood && old.mount === f.mount && old.mountDir === f.mountDir) {
-            // Its recorded mtime and size stay the old ones, so every later look re-reads the file
-            // (and reports it again) until it is fixed.
-            old.gen = gen;
-            if (!old.live) {
-              old.live = true;
-              batch.upserts.push(old);
-            }
-            const p = this.problemOf(e, f.file);
-            p.hint = 'the last good version still ships until the file is fixed';
-            this.warn(result.problems, p);
-            return;
-          }
-          const p = this.problemOf(e, f.file);
-          if (old) {
-            this.entries.delete(f.file);
-            this.unsaved.add(f.file);
-            if (old.live) batch.removals.push(old);
-            p.guid = old.guid;
-          }
-          this.warn(result.problems, p);
+          this.readFailed(f, e, gen, batch, result);
         } finally {
           progress.read++;
           report();
@@ -730,6 +761,70 @@ export class AssetRegistry {
     await queue.onIdle();
     report(true);
     return batch;
+  }
+
+  /** Touched, not changed (same hash): keep the parsed record, remember the new mtime. */
+  private touched(entry: Entry, f: WalkedFile, gen: number, batch: Batch, result: ScanResult): void {
+    entry.mtimeMs = f.mtimeMs;
+    thawRecord(entry).mtimeMs = f.mtimeMs;
+    result.rehashed++;
+    this.unsaved.add(f.file);
+    this.keep(entry, gen, batch);
+  }
+
+  private entryOf(f: WalkedFile, record: AssetRecord, sidecar: FileStat | undefined, gen: number): Entry {
+    return {
+      file: f.file,
+      guid: record.guid,
+      mount: f.mount,
+      mountDir: f.mountDir,
+      kind: record.kind,
+      mtimeMs: record.mtimeMs,
+      size: record.size,
+      sidecar,
+      rec: record,
+      at: -1,
+      image: undefined,
+      gen,
+      live: true,
+    };
+  }
+
+  /** A file was read: `next` is its entry now. */
+  private upsertRead(f: WalkedFile, next: Entry, batch: Batch, result: ScanResult): void {
+    result.read++;
+    const old = this.entries.get(f.file);
+    if (old?.live) batch.removals.push(old);
+    this.entries.set(f.file, next);
+    this.unsaved.add(f.file);
+    batch.upserts.push(next);
+  }
+
+  /** A read failed: keep the last good entry (keepLastGood) or drop it, and report the file. */
+  private readFailed(f: WalkedFile, e: unknown, gen: number, batch: Batch, result: ScanResult): void {
+    result.read++;
+    const old = this.entries.get(f.file);
+    if (old && this.keepLastGood && old.mount === f.mount && old.mountDir === f.mountDir) {
+      // Its recorded mtime and size stay the old ones, so every later look re-reads the file
+      // (and reports it again) until it is fixed.
+      old.gen = gen;
+      if (!old.live) {
+        old.live = true;
+        batch.upserts.push(old);
+      }
+      const p = this.problemOf(e, f.file);
+      p.hint = 'the last good version still ships until the file is fixed';
+      this.warn(result.problems, p);
+      return;
+    }
+    const p = this.problemOf(e, f.file);
+    if (old) {
+      this.entries.delete(f.file);
+      this.unsaved.add(f.file);
+      if (old.live) batch.removals.push(old);
+      p.guid = old.guid;
+    }
+    this.warn(result.problems, p);
   }
 
   /**

@@ -1,0 +1,218 @@
+/**
+ * Reading packages for a scan on worker threads, so a cold scan uses more than one core.
+ *
+ * Why: a cold scan reads every package whole (the xxh64 of the file is the registry's content
+ * key) and parses its tables; on the main thread alone that was ~2.0 s for 50k packages, with the
+ * second core idle. Workers run the very function the main thread runs (`runReadJob`), so a
+ * record is the record the main thread would have read; a failure comes back as its typed
+ * error's fields and is rebuilt as the LuminaError naming the file.
+ *
+ * What comes back is cheap for the main thread to take in, since it is the bottleneck: a batch's
+ * records as one registry cache image (registryCache.ts, the format the cache is saved in), which
+ * the main thread decodes into cache entries whose full records are built on first use, the same
+ * as a warm load's. Records as objects through postMessage cost the main thread more (structured
+ * clone of ~15 objects per record, all kept) than the whole read saved.
+ *
+ * Jobs go out BATCH at a time, a few batches per worker in flight. Until a worker has started
+ * (tens of ms) the main thread reads batches itself, one per event-loop turn so a worker's "ready"
+ * is heard. A worker that dies has its batch read on the main thread.
+ */
+import os from 'node:os';
+import type { Worker } from 'node:worker_threads';
+import { isLuminaError, LuminaError, type LuminaLog } from '../errors.js';
+import { startWorker } from '../util/startWorker.js';
+import { hashWholeFile, readPackageRecord } from './readAsset.js';
+import { decodeRegistryCache, encodeRegistryCache, type CacheEntry } from './registryCache.js';
+import type { AssetRecord } from './types.js';
+
+/** One package to read: its record, or (hashOnly) just its xxh64. */
+export interface ReadJob {
+  file: string;
+  virtualPath: string;
+  mount: string;
+  mtimeMs: number;
+  size: number;
+  hashOnly: boolean;
+}
+
+type Failure = { error: LuminaLog } | { failure: { message: string; code?: string } };
+
+/** A job's outcome where it ran. */
+export type ReadOutcome = { record: AssetRecord } | { hash: string } | Failure;
+
+/** A job's outcome as the pool hands it over: a record read on a worker arrives as a cache entry. */
+export type PoolOutcome = ReadOutcome | { entry: CacheEntry };
+
+/** A worker's answer to a batch: the records as one cache image; per job, null (its record is in the image) or its hash or failure. */
+export interface BatchAnswer {
+  image: Uint8Array | null;
+  rest: Array<{ hash: string } | Failure | null>;
+}
+
+/** Files per message. */
+const BATCH = 64;
+/** Batches in flight per worker: the next one is there when a worker finishes one. */
+const AHEAD = 2;
+
+/** Run one job where the caller is (main thread or worker). Never throws. */
+export async function runReadJob(job: ReadJob): Promise<ReadOutcome> {
+  try {
+    if (job.hashOnly) return { hash: await hashWholeFile(job.file, job.size) };
+    return { record: await readPackageRecord(job, job) };
+  } catch (e) {
+    if (isLuminaError(e)) return { error: e.toLog() };
+    const x = e as NodeJS.ErrnoException;
+    return { failure: { message: x?.message ?? String(e), code: x?.code } };
+  }
+}
+
+/** A worker's whole answer to a batch (see BatchAnswer). */
+export async function answerBatch(jobs: ReadJob[]): Promise<BatchAnswer> {
+  const outcomes = await Promise.all(jobs.map(runReadJob));
+  const records: Array<{ record: AssetRecord }> = [];
+  const rest = outcomes.map((o) => {
+    if (!('record' in o)) return o;
+    records.push({ record: o.record });
+    return null;
+  });
+  return { image: records.length > 0 ? encodeRegistryCache(records) : null, rest };
+}
+
+/** The error a failed outcome stands for (what the main thread's own read would have thrown), or undefined. */
+export function outcomeError(o: PoolOutcome): unknown {
+  if ('error' in o) return new LuminaError(o.error);
+  if ('failure' in o) return Object.assign(new Error(o.failure.message), o.failure.code === undefined ? {} : { code: o.failure.code });
+  return undefined;
+}
+
+/** Worker threads a cold scan reads on: one per core, at most 4 (default). */
+export function defaultReadThreads(): number {
+  return Math.min(4, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  /** Batches sent and not answered, oldest first (a worker answers in order). */
+  inFlight: ReadJob[][];
+  dead: boolean;
+}
+
+/** Where a pool's batches were read. */
+export interface PoolStats {
+  workerBatches: number;
+  mainBatches: number;
+}
+
+/**
+ * Read `jobs` on `threads` workers (and on the main thread while none has started, unless
+ * `mainThreadReads` is false), calling `onOutcome` once per job, in no particular order.
+ * Resolves when every job has its outcome.
+ */
+export function readOnPool(
+  jobs: readonly ReadJob[],
+  threads: number,
+  onOutcome: (job: ReadJob, o: PoolOutcome) => void,
+  opts: { mainThreadReads?: boolean } = {},
+): Promise<PoolStats> {
+  const stats: PoolStats = { workerBatches: 0, mainBatches: 0 };
+  const mainThreadReads = opts.mainThreadReads ?? true;
+  return new Promise((resolve, reject) => {
+    const slots: Slot[] = [];
+    let next = 0;
+    let left = jobs.length;
+    let localTurn = false;
+    /** Batches a dead worker left, read on the main thread. */
+    const orphans: ReadJob[][] = [];
+    const finish = () => {
+      for (const s of slots) {
+        s.dead = true;
+        void s.worker.terminate();
+      }
+      resolve(stats);
+    };
+    const settle = (job: ReadJob, o: PoolOutcome) => {
+      onOutcome(job, o);
+      if (--left === 0) finish();
+    };
+    const takeAnswer = (batch: ReadJob[], a: BatchAnswer) => {
+      const entries = a.image ? decodeRegistryCache(Buffer.from(a.image.buffer, a.image.byteOffset, a.image.byteLength), batch[0].file) : [];
+      const byFile = new Map<string, CacheEntry>();
+      for (const e of entries) byFile.set(e.file, e);
+      for (let i = 0; i < batch.length; i++) {
+        const r = a.rest[i];
+        const job = batch[i];
+        if (r !== null) settle(job, r);
+        else {
+          const e = byFile.get(job.file);
+          // Never expected: the image is encoded from this batch's records. Read it here then.
+          if (e === undefined) settle(job, { failure: { message: 'read worker lost the record' } });
+          else settle(job, { entry: e });
+        }
+      }
+    };
+    const takeBatch = (): ReadJob[] | undefined => {
+      if (orphans.length > 0) return orphans.pop();
+      if (next >= jobs.length) return undefined;
+      const b = jobs.slice(next, next + BATCH);
+      next += b.length;
+      return b;
+    };
+    const pump = () => {
+      let anyReady = false;
+      for (const s of slots) {
+        if (s.dead || !s.ready) continue;
+        anyReady = true;
+        while (s.inFlight.length < AHEAD) {
+          const b = takeBatch();
+          if (b === undefined) break;
+          s.inFlight.push(b);
+          stats.workerBatches++;
+          s.worker.postMessage(b);
+        }
+      }
+      if (anyReady || localTurn || (next >= jobs.length && orphans.length === 0)) return;
+      if (!mainThreadReads && slots.some((s) => !s.dead)) return;
+      // No worker ready yet (or none left): read a batch here, then look again.
+      localTurn = true;
+      setImmediate(() => {
+        localTurn = false;
+        const b = takeBatch();
+        if (b === undefined) return;
+        stats.mainBatches++;
+        void Promise.all(b.map(runReadJob)).then((outcomes) => {
+          for (let i = 0; i < b.length; i++) settle(b[i], outcomes[i]);
+          pump();
+        }, reject);
+      });
+    };
+    for (let i = 0; i < threads; i++) {
+      const slot: Slot = { worker: startWorker(import.meta.url, 'readWorker'), ready: false, inFlight: [], dead: false };
+      slot.worker.on('message', (m: 'ready' | BatchAnswer) => {
+        if (slot.dead) return;
+        if (m === 'ready') slot.ready = true;
+        else {
+          try {
+            takeAnswer(slot.inFlight.shift()!, m);
+          } catch (e) {
+            reject(e);
+            return;
+          }
+        }
+        pump();
+      });
+      const lost = () => {
+        if (slot.dead) return;
+        slot.dead = true;
+        orphans.push(...slot.inFlight);
+        slot.inFlight = [];
+        pump();
+      };
+      slot.worker.on('error', lost);
+      slot.worker.on('exit', lost);
+      slots.push(slot);
+    }
+    if (left === 0) finish();
+    else pump();
+  });
+}
