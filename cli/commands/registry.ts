@@ -10,7 +10,6 @@ import { DependencyType } from '../../src/format/packageTypes.js';
 import type { Logger } from '../../src/log/logger.js';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
 import { type CookRoot } from '../../src/registry/cookRoots.js';
-import { whyShipped } from '../../cook/whyShipped.js';
 import type { AssetRecord, ScanProblem, ScanResult } from '../../src/registry/types.js';
 import { commandGroup, printOutput, type CommandOutput } from '../commandOutput.js';
 
@@ -123,6 +122,8 @@ export interface WhyOutput {
 export async function registryWhy(asset: string, opts: RegistryCliOptions = {}): Promise<CommandOutput<WhyOutput>> {
   const { registry, config } = await openScanned(opts);
   const target = registry.resolve(asset);
+  // Loaded here: it pulls in the cook's planner, which `registry scan` (timed against find) never needs.
+  const { whyShipped } = await import('../../cook/whyShipped.js');
   const why = whyShipped(registry, config, target.guid);
   const chain = why.chain?.map((l) => ({
     guid: l.guid,
