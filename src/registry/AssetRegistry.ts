@@ -658,7 +658,7 @@ export class AssetRegistry {
       onProgress({ ...progress });
     };
     /** Packages for the read threads (readPool.ts), when there are enough of them. */
-    const poolJobs: Array<ReadJob & { walked: WalkedFile }> = [];
+    const poolFiles: WalkedFile[] = [];
     const local: WalkedFile[] = [];
     for (const f of files) {
       const entry = this.entries.get(f.file);
@@ -672,21 +672,22 @@ export class AssetRegistry {
         continue;
       }
       progress.toRead++;
-      if (f.kind === 'package' && this.readThreads > 0) {
-        const hashOnly = samePlace && entry.size === f.size;
-        poolJobs.push({ file: f.file, virtualPath: f.virtualPath, mount: f.mount, mtimeMs: f.mtimeMs, size: f.size, hashOnly, walked: f });
-      } else {
-        local.push(f);
-      }
+      if (f.kind === 'package' && this.readThreads > 0) poolFiles.push(f);
+      else local.push(f);
     }
-    if (poolJobs.length < this.readThreadsFrom) {
-      for (const j of poolJobs) local.push(j.walked);
-      poolJobs.length = 0;
+    if (poolFiles.length < this.readThreadsFrom) {
+      for (const f of poolFiles) local.push(f);
+      poolFiles.length = 0;
     }
+    /** A pooled package's job: just its hash when only the mtime moved (as below for the rest). */
+    const toJob = (f: WalkedFile): ReadJob => {
+      const e = this.entries.get(f.file);
+      const hashOnly = e !== undefined && e.mount === f.mount && e.mountDir === f.mountDir && e.size === f.size;
+      return { file: f.file, virtualPath: f.virtualPath, mount: f.mount, mtimeMs: f.mtimeMs, size: f.size, hashOnly };
+    };
 
-    const readsDone = poolJobs.length > 0
-      ? readOnPool(poolJobs, this.readThreads, (job, o) => {
-          const f = (job as ReadJob & { walked: WalkedFile }).walked;
+    const readsDone = poolFiles.length > 0
+      ? readOnPool(poolFiles, toJob, this.readThreads, (f, o) => {
           let done = true;
           try {
             const err = outcomeError(o);

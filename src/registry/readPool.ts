@@ -90,11 +90,17 @@ export function defaultReadThreads(): number {
   return Math.min(4, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 }
 
+interface Batch<T> {
+  items: T[];
+  jobs: ReadJob[];
+}
+
 interface Slot {
   worker: Worker;
   ready: boolean;
   /** Batches sent and not answered, oldest first (a worker answers in order). */
-  inFlight: ReadJob[][];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  inFlight: Batch<any>[];
   dead: boolean;
 }
 
@@ -105,14 +111,17 @@ export interface PoolStats {
 }
 
 /**
- * Read `jobs` on `threads` workers (and on the main thread while none has started, unless
- * `mainThreadReads` is false), calling `onOutcome` once per job, in no particular order.
- * Resolves when every job has its outcome.
+ * Read `items` on `threads` workers (and on the main thread while none has started, unless
+ * `mainThreadReads` is false), calling `onOutcome` once per item, in no particular order.
+ * `toJob` makes an item's job when its batch goes out (so a million-file scan holds no second
+ * object per file). Resolves when every item has its outcome; rejects only if `onOutcome` throws
+ * (the workers are stopped either way).
  */
-export function readOnPool(
-  jobs: readonly ReadJob[],
+export function readOnPool<T>(
+  items: readonly T[],
+  toJob: (item: T) => ReadJob,
   threads: number,
-  onOutcome: (job: ReadJob, o: PoolOutcome) => void,
+  onOutcome: (item: T, o: PoolOutcome) => void,
   opts: { mainThreadReads?: boolean } = {},
 ): Promise<PoolStats> {
   const stats: PoolStats = { workerBatches: 0, mainBatches: 0 };
@@ -120,45 +129,54 @@ export function readOnPool(
   return new Promise((resolve, reject) => {
     const slots: Slot[] = [];
     let next = 0;
-    let left = jobs.length;
+    let left = items.length;
     let localTurn = false;
-    /** Batches a dead worker left, read on the main thread. */
-    const orphans: ReadJob[][] = [];
-    const finish = () => {
+    let over = false;
+    /** Batches a dead worker left, read on the main thread (or by another worker). */
+    const orphans: Batch<T>[] = [];
+    const end = (error?: unknown) => {
+      if (over) return;
+      over = true;
       for (const s of slots) {
         s.dead = true;
         void s.worker.terminate();
       }
-      resolve(stats);
+      if (error === undefined) resolve(stats);
+      else reject(error);
     };
-    const settle = (job: ReadJob, o: PoolOutcome) => {
-      onOutcome(job, o);
-      if (--left === 0) finish();
+    const settle = (item: T, o: PoolOutcome) => {
+      if (over) return;
+      try {
+        onOutcome(item, o);
+      } catch (e) {
+        end(e);
+        return;
+      }
+      if (--left === 0) end();
     };
-    const takeAnswer = (batch: ReadJob[], a: BatchAnswer) => {
-      const entries = a.image ? decodeRegistryCache(Buffer.from(a.image.buffer, a.image.byteOffset, a.image.byteLength), batch[0].file) : [];
+    const takeAnswer = (batch: Batch<T>, a: BatchAnswer) => {
+      const entries = a.image ? decodeRegistryCache(Buffer.from(a.image.buffer, a.image.byteOffset, a.image.byteLength), batch.jobs[0].file) : [];
       const byFile = new Map<string, CacheEntry>();
       for (const e of entries) byFile.set(e.file, e);
-      for (let i = 0; i < batch.length; i++) {
+      for (let i = 0; i < batch.items.length; i++) {
         const r = a.rest[i];
-        const job = batch[i];
-        if (r !== null) settle(job, r);
+        if (r !== null) settle(batch.items[i], r);
         else {
-          const e = byFile.get(job.file);
-          // Never expected: the image is encoded from this batch's records. Read it here then.
-          if (e === undefined) settle(job, { failure: { message: 'read worker lost the record' } });
-          else settle(job, { entry: e });
+          const e = byFile.get(batch.jobs[i].file);
+          // Never expected: the image is encoded from this batch's records.
+          settle(batch.items[i], e === undefined ? { failure: { message: 'the read worker lost the record' } } : { entry: e });
         }
       }
     };
-    const takeBatch = (): ReadJob[] | undefined => {
+    const takeBatch = (): Batch<T> | undefined => {
       if (orphans.length > 0) return orphans.pop();
-      if (next >= jobs.length) return undefined;
-      const b = jobs.slice(next, next + BATCH);
+      if (next >= items.length) return undefined;
+      const b = items.slice(next, next + BATCH);
       next += b.length;
-      return b;
+      return { items: b, jobs: b.map(toJob) };
     };
     const pump = () => {
+      if (over) return;
       let anyReady = false;
       for (const s of slots) {
         if (s.dead || !s.ready) continue;
@@ -168,22 +186,23 @@ export function readOnPool(
           if (b === undefined) break;
           s.inFlight.push(b);
           stats.workerBatches++;
-          s.worker.postMessage(b);
+          s.worker.postMessage(b.jobs);
         }
       }
-      if (anyReady || localTurn || (next >= jobs.length && orphans.length === 0)) return;
+      if (anyReady || localTurn || (next >= items.length && orphans.length === 0)) return;
       if (!mainThreadReads && slots.some((s) => !s.dead)) return;
       // No worker ready yet (or none left): read a batch here, then look again.
       localTurn = true;
       setImmediate(() => {
         localTurn = false;
+        if (over) return;
         const b = takeBatch();
         if (b === undefined) return;
         stats.mainBatches++;
-        void Promise.all(b.map(runReadJob)).then((outcomes) => {
-          for (let i = 0; i < b.length; i++) settle(b[i], outcomes[i]);
+        void Promise.all(b.jobs.map(runReadJob)).then((outcomes) => {
+          for (let i = 0; i < b.items.length; i++) settle(b.items[i], outcomes[i]);
           pump();
-        }, reject);
+        });
       });
     };
     for (let i = 0; i < threads; i++) {
@@ -191,14 +210,7 @@ export function readOnPool(
       slot.worker.on('message', (m: 'ready' | BatchAnswer) => {
         if (slot.dead) return;
         if (m === 'ready') slot.ready = true;
-        else {
-          try {
-            takeAnswer(slot.inFlight.shift()!, m);
-          } catch (e) {
-            reject(e);
-            return;
-          }
-        }
+        else takeAnswer(slot.inFlight.shift()!, m);
         pump();
       });
       const lost = () => {
@@ -212,7 +224,7 @@ export function readOnPool(
       slot.worker.on('exit', lost);
       slots.push(slot);
     }
-    if (left === 0) finish();
+    if (left === 0) end();
     else pump();
   });
 }

@@ -79,7 +79,7 @@ describe('reading packages on worker threads', () => {
     jobs.push({ file: p.abs('Content/Gone.lasset'), virtualPath: '/Game/Gone.lasset', mount: '/Game', mtimeMs: 1, size: 100, hashOnly: false });
 
     const got = new Map<ReadJob, PoolOutcome>();
-    const stats = await readOnPool(jobs, 2, (job, o) => got.set(job, o), { mainThreadReads: false });
+    const stats = await readOnPool(jobs, (j) => j, 2, (job, o) => got.set(job, o), { mainThreadReads: false });
     expect(stats).toEqual({ workerBatches: Math.ceil(jobs.length / 64), mainBatches: 0 });
     expect(got.size).toBe(jobs.length);
     let errorsSeen = 0;
