@@ -135,7 +135,7 @@ export async function runRegistryBench(opts: { assets?: number; keep?: boolean }
     await q.onIdle();
     const tablesMs = performance.now() - t;
 
-    // The cold scan on the main thread alone (readThreads 0), then with the default read threads
+    // The cold scan on the main thread alone (readThreads 0), then with one read thread per core
     // (readPool.ts), each from no cache; the second one's cache stays for the warm scans.
     const coldOnce = async (readThreads?: number) => {
       fs.rmSync(config.intermediatesDir, { recursive: true, force: true });
@@ -150,7 +150,8 @@ export async function runRegistryBench(opts: { assets?: number; keep?: boolean }
       return { ms, cpuMs: (u.user + u.system) / 1000 };
     };
     const coldMain = await coldOnce(0);
-    const coldThreads = await coldOnce();
+    // Chosen explicitly: by default a scan starts no read threads while the machine has no idle core.
+    const coldThreads = await coldOnce(defaultReadThreads());
     const coldMs = coldThreads.ms;
 
     // Interleaved with find (A B A B), medians of 5; the first run also pays for JIT warm-up of

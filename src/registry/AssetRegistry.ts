@@ -30,7 +30,7 @@ import { initHash } from '../util/hash.js';
 import { Vfs } from '../vfs/Vfs.js';
 import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
-import { defaultReadThreads, outcomeError, readOnPool, type ReadJob } from './readPool.js';
+import { outcomeError, readOnPool, readThreadsNow, type ReadJob } from './readPool.js';
 import { CACHE_FILE_NAME, decodeRegistryCache, encodeRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
 import { EntryTable } from './entryTable.js';
 import { encodeJournalFrame, JOURNAL_FILE_NAME, readJournal } from './registryJournal.js';
@@ -53,7 +53,8 @@ export interface RegistryOptions {
   concurrency?: number;
   /**
    * Worker threads that read packages when a call has many to read (a cold scan; readPool.ts).
-   * 0 reads on the main thread only. Default: one per core, at most 4.
+   * 0 reads on the main thread only. Default: one per core, at most 4, when the machine has an
+   * idle core as the call starts (load average below cores - 1), else none (`readThreadsNow`).
    */
   readThreads?: number;
   /** Packages a call must read before it starts read threads (starting them costs tens of ms). Default 256. */
@@ -138,7 +139,7 @@ export class AssetRegistry {
   private readonly mint: boolean;
   private readonly autoSave: boolean;
   private readonly concurrency: number;
-  private readonly readThreads: number;
+  private readonly readThreadsOpt: number | undefined;
   private readonly readThreadsFrom: number;
   private readonly mainThreadReads: boolean;
   private readonly logProblems: boolean;
@@ -174,7 +175,7 @@ export class AssetRegistry {
     this.mint = opts.mintSidecars ?? true;
     this.autoSave = opts.autoSave ?? true;
     this.concurrency = opts.concurrency ?? 32;
-    this.readThreads = opts.readThreads ?? defaultReadThreads();
+    this.readThreadsOpt = opts.readThreads;
     this.readThreadsFrom = opts.readThreadsFrom ?? 256;
     this.mainThreadReads = opts.mainThreadReads ?? true;
     this.logProblems = opts.logProblems ?? true;
@@ -659,6 +660,7 @@ export class AssetRegistry {
     };
     /** Packages for the read threads (readPool.ts), when there are enough of them. */
     const poolFiles: WalkedFile[] = [];
+    const readThreads = this.readThreadsOpt ?? readThreadsNow();
     const local: WalkedFile[] = [];
     for (const f of files) {
       const entry = this.entries.get(f.file);
@@ -672,7 +674,7 @@ export class AssetRegistry {
         continue;
       }
       progress.toRead++;
-      if (f.kind === 'package' && this.readThreads > 0) poolFiles.push(f);
+      if (f.kind === 'package' && readThreads > 0) poolFiles.push(f);
       else local.push(f);
     }
     if (poolFiles.length < this.readThreadsFrom) {
@@ -687,7 +689,7 @@ export class AssetRegistry {
     };
 
     const readsDone = poolFiles.length > 0
-      ? readOnPool(poolFiles, toJob, this.readThreads, (f, o) => {
+      ? readOnPool(poolFiles, toJob, readThreads, (f, o) => {
           let done = true;
           try {
             const err = outcomeError(o);
