@@ -100,6 +100,14 @@ export class CookPool {
     });
   }
 
+  /**
+   * Start every worker now, before any request: a cold cook calls this before its registry scan,
+   * so the workers load their modules while this thread scans instead of after the plan.
+   */
+  start(): void {
+    while (!this.closed && this.slots.length < this.size) this.spawn();
+  }
+
   /** New settings (a daemon's full cook re-read the schemas): every worker takes them before its next batch. */
   updateSettings(settings: WorkerSettings): void {
     this.settings = settings;

@@ -89,6 +89,33 @@ describe('cook worker pool', () => {
     });
   }
 
+  it('a cook with no cook cache starts its workers when it opens (they load while the registry scans); one with a cache or a remote cache does not', async () => {
+    const dir = await smallProject(false);
+    const opened = await Cooker.open({ projectDir: dir, remoteCache: false });
+    try {
+      // Started before the scan, and the very ones the cook then uses.
+      expect(opened.workersStarted).toBe(2);
+      expect((await opened.cook({ report: false })).cooked).toBe(4);
+      expect(opened.workersStarted).toBe(2);
+    } finally {
+      opened.close();
+    }
+    const warm = await Cooker.open({ projectDir: dir, remoteCache: false });
+    try {
+      expect(warm.workersStarted).toBe(0);
+    } finally {
+      warm.close();
+    }
+    await fsp.rm(path.join(dir, 'Intermediates'), { recursive: true });
+    // A remote cache may supply every asset: no worker until a package actually cooks here.
+    const remote = await Cooker.open({ projectDir: dir, remoteCache: { url: 'http://127.0.0.1:9/', read: true, write: false } });
+    try {
+      expect(remote.workersStarted).toBe(0);
+    } finally {
+      remote.close();
+    }
+  });
+
   it("a package the worker cannot cook fails with the cook's typed error naming its file; the rest cook", async () => {
     const dir = await smallProject(true);
     const { summary, workers } = await cook(dir);
