@@ -10,6 +10,7 @@ import { NaNBits, type FloatValue } from './packageTypes.js';
 const MAX_FSTRING = 65_535;
 // ignoreBOM: a string that starts with U+FEFF keeps it, so the bytes round-trip.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const hexSlice = (Buffer.prototype as unknown as { hexSlice: (this: Uint8Array, start: number, end: number) => string }).hexSlice;
 
 export class BinaryReader {
   readonly view: DataView;
@@ -85,6 +86,15 @@ export class BinaryReader {
 
   /** An i64 that must fit a JS number exactly (offsets, sizes, indices). */
   i64(field: string): number {
+    // Without a BigInt when the high word keeps it within +-(2^53 - 1): every real offset and size.
+    if (this.pos + 8 <= this.bytes.byteLength) {
+      const hi = this.view.getInt32(this.pos + 4, true);
+      if (hi > -0x200000 && hi < 0x200000) {
+        const v = hi * 0x1_0000_0000 + this.view.getUint32(this.pos, true);
+        this.pos += 8;
+        return v;
+      }
+    }
     const at = this.pos;
     const v = this.i64big(field);
     if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) this.fail(field, `value ${v} is out of range`, at);
@@ -161,6 +171,10 @@ export class BinaryReader {
 
   /** 16 raw bytes as 32 lowercase hex digits. */
   guid(field: string): string {
-    return Buffer.from(this.bytesView(16, field)).toString('hex');
+    this.need(16, field);
+    // Buffer's hex encoder straight over this buffer (any Uint8Array): no copy into a Buffer first.
+    const s = hexSlice.call(this.bytes, this.pos, this.pos + 16);
+    this.pos += 16;
+    return s;
   }
 }

@@ -4,6 +4,13 @@ import { NaNBits, type FloatValue } from './packageTypes.js';
 
 const encoder = new TextEncoder();
 
+/** A lowercase hex digit's value, or -1 (what a GUID string may hold: [0-9a-f]). */
+function hexDigit(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  return -1;
+}
+
 export class BinaryWriter {
   private buf: Uint8Array;
   private view: DataView;
@@ -47,6 +54,14 @@ export class BinaryWriter {
 
   i64(v: number | bigint): this {
     this.ensure(8);
+    if (typeof v === 'number' && Number.isSafeInteger(v)) {
+      // Two 32-bit words instead of a BigInt per offset: the same two's-complement bytes.
+      const hi = Math.floor(v / 0x1_0000_0000);
+      this.view.setUint32(this.pos, v - hi * 0x1_0000_0000, true);
+      this.view.setInt32(this.pos + 4, hi, true);
+      this.pos += 8;
+      return this;
+    }
     this.view.setBigInt64(this.pos, BigInt(v), true);
     this.pos += 8;
     return this;
@@ -89,16 +104,28 @@ export class BinaryWriter {
   }
 
   fstring(s: string): this {
-    const b = encoder.encode(s);
-    if (b.byteLength > 65_535) throw new RangeError(`FString of ${b.byteLength} bytes exceeds 65,535`);
-    this.u32(b.byteLength);
-    return this.bytes(b);
+    // UTF-8 straight into the buffer after the length (at most 3 bytes per UTF-16 unit), not
+    // into a new array that is then copied.
+    this.ensure(4 + 3 * s.length);
+    const { written } = encoder.encodeInto(s, this.buf.subarray(this.pos + 4));
+    if (written > 65_535) throw new RangeError(`FString of ${written} bytes exceeds 65,535`);
+    this.view.setUint32(this.pos, written, true);
+    this.pos += 4 + written;
+    return this;
   }
 
-  /** 32 hex digits to 16 raw bytes. */
+  /** 32 lowercase hex digits to 16 raw bytes. */
   guid(hex: string): this {
-    if (!/^[0-9a-f]{32}$/.test(hex)) throw new RangeError(`not a GUID: ${hex}`);
-    return this.bytes(Buffer.from(hex, 'hex'));
+    if (typeof hex !== 'string' || hex.length !== 32) throw new RangeError(`not a GUID: ${hex}`);
+    this.ensure(16);
+    for (let i = 0; i < 16; i++) {
+      const h = hexDigit(hex.charCodeAt(2 * i));
+      const l = hexDigit(hex.charCodeAt(2 * i + 1));
+      if (h < 0 || l < 0) throw new RangeError(`not a GUID: ${hex}`);
+      this.buf[this.pos + i] = (h << 4) | l;
+    }
+    this.pos += 16;
+    return this;
   }
 
   /** Overwrite 8 bytes at `at` (for offsets patched in after the fact). */
