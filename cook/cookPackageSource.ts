@@ -5,7 +5,7 @@
  * thread boundary as it is (errors as LuminaLog, the LCKD bytes transferable). Same input, same
  * settings, same bytes, whichever thread cooks it.
  */
-import { encodeCooked } from '../src/format/cookedPackage.js';
+import { cookedRawXxh64, encodeCooked } from '../src/format/cookedPackage.js';
 import { parsePackage } from '../src/format/packageReader.js';
 import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/errors.js';
 import { hashHex, xxh64 } from '../src/util/hash.js';
@@ -111,7 +111,8 @@ export async function cookPackageSource(source: Uint8Array, file: string, s: Pac
       status: 'cooked',
       lckd,
       rawSize: cooked.raw.byteLength,
-      rawXxh64: hashHex(xxh64(cooked.raw)),
+      // encodeCooked hashed the raw bytes for the LCKD header: read there, not hashed again.
+      rawXxh64: hashHex(cookedRawXxh64(lckd)),
       strippedExports: cooked.strippedExports,
       nulledRefs: cooked.nulledRefs,
       texture: pkg.exports.some((e) => e.className === TEXTURE_CLASS),

@@ -58,6 +58,11 @@ export async function encodeCooked(raw: Uint8Array, opts: CompressOptions = {}):
   return out;
 }
 
+/** The raw bytes' xxh64 as an LCKD container made by encodeCooked records it (no checks: for the encoder's own output). */
+export function cookedRawXxh64(lckd: Uint8Array): bigint {
+  return new DataView(lckd.buffer, lckd.byteOffset, lckd.byteLength).getBigUint64(16, true);
+}
+
 /**
  * Parse and validate an LCKD header. `bytes` may be only the start of the file (at least the
  * header and block table) when `fileSize` gives the whole file's size; every count and size is
