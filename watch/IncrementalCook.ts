@@ -11,7 +11,7 @@
 import type { Cooker, CookProblem } from '../cook/Cooker.js';
 import { REGISTRY_ENTRY } from '../cook/Cooker.js';
 import type { PlannedAsset } from '../cook/planCook.js';
-import { hashHex, xxh64 } from '../src/util/hash.js';
+import { hashHex, xxh64, xxh64Text } from '../src/util/hash.js';
 import type { LuminaLog } from '../src/errors.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import path from 'node:path';
@@ -49,9 +49,14 @@ export interface ChangedGuids {
   removed: readonly string[];
 }
 
-/** Everything about a record that can change the plan (what ships where); content is not in it. */
-function graphSignature(r: AssetRecord): string {
-  return `${r.virtualPath}|${r.mount}|${r.kind}|${r.flags}|${r.dependencies.map((d) => `${d.guid}${d.type}`).join(',')}`;
+/**
+ * Everything about a record that can change the plan (what ships where), content not in it, as
+ * the xxh64 of its text: the daemon keeps one per record, and at a million assets the texts (path
+ * and every import) were ~350 MB. Two different texts with one digest (odds 2^-64 per edited
+ * record) would skip a re-plan that the next full cook makes.
+ */
+function graphSignature(r: AssetRecord): bigint {
+  return xxh64Text(`${r.virtualPath}|${r.mount}|${r.kind}|${r.flags}|${r.dependencies.map((d) => `${d.guid}${d.type}`).join(',')}`);
 }
 
 export class IncrementalCook {
@@ -63,7 +68,7 @@ export class IncrementalCook {
   /** xxh64 of the ShaderCache.bin (all permutations) the paks hold now. */
   private shaderHash = '';
   /** GUID -> graph signature of every record at the last plan. */
-  private readonly signatures = new Map<string, string>();
+  private readonly signatures = new Map<string, bigint>();
   /**
    * GUIDs of the packages that hold a material export (as of the last full cook, kept up to date
    * per batch), or undefined when unknown. Only an edit of one of them, before or after, can change

@@ -77,6 +77,11 @@ export function hashHex(h: bigint): string {
   return h.toString(16).padStart(16, '0');
 }
 
+/** xxh64 (seed 0) of a string's UTF-8 bytes, without a Buffer per call (xxhash-wasm encodes it into its own memory). */
+export function xxh64Text(s: string): bigint {
+  return ready().h64(s, 0n);
+}
+
 /** xxh64 of a UTF-8 string, as hex: for cache keys built from settings. */
 export function hashString(s: string): string {
   return hashHex(xxh64(Buffer.from(s, 'utf8')));

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTextHasher, hashString, initHash } from '../../src/util/hash.js';
+import { createTextHasher, hashString, initHash, xxh64, xxh64Text } from '../../src/util/hash.js';
 
 describe('createTextHasher', () => {
   beforeAll(initHash);
@@ -10,6 +10,12 @@ describe('createTextHasher', () => {
       const h = createTextHasher();
       for (const p of parts) h.update(p);
       expect(h.digestHex(), `${n} parts`).toBe(hashString(parts.join('')));
+    }
+  });
+
+  it('xxh64Text is the xxh64 of the UTF-8 bytes', () => {
+    for (const s of ['', 'a', '/Game/Ä/é|/Game|package|0|', 'x'.repeat(100_000), '\u{1F600}'.repeat(3)]) {
+      expect(xxh64Text(s)).toBe(xxh64(Buffer.from(s, 'utf8')));
     }
   });
 });
