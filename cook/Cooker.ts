@@ -223,6 +223,13 @@ const FEW_MISSES = 8;
 /** Below this many cache entries the outputs are statted by the pass itself: a helper thread costs more to start. */
 const STAT_AHEAD_MIN = 2000;
 
+/**
+ * The cache pass stops queueing misses while a queue holds this many waiting, and goes on when it
+ * is down to half: a cold cook misses every asset, and queued all at once a million-asset cook
+ * held a waiting job (its closure, p-queue's promise and the cache check) per asset.
+ */
+const MAX_WAITING = 4096;
+
 export class Cooker {
   readonly config: ProjectConfig;
   readonly registry: RootLookup;
@@ -809,8 +816,15 @@ export class Cooker {
           tally(summary, hit);
           continue;
         }
-        if (!waiting) enqueue(a, hit);
-        else if (waiting.push({ a, hit }) > FEW_MISSES) {
+        if (!waiting) {
+          const q = onMain(a.record) ? textureQueue : queue;
+          if (q.size >= MAX_WAITING) {
+            await q.onSizeLessThan(MAX_WAITING / 2);
+            turn = performance.now();
+            if (opts.signal?.aborted) break;
+          }
+          enqueue(a, hit);
+        } else if (waiting.push({ a, hit }) > FEW_MISSES) {
           for (const m of waiting) enqueue(m.a, m.hit);
           waiting = undefined;
         }
