@@ -7,7 +7,9 @@
  *
  * Phases: open (registry scan, cook cache load), plan, cook (the per-asset loop), shaders,
  * outputs (AssetRegistry.bin, sweep, marker), paks, after (release, report, cache save).
- * `MEM_SNAPSHOT=<phase>` writes a heap snapshot (after gc) when that phase ends, into the cwd.
+ * `MEM_SNAPSHOT=<phase>` writes a heap snapshot (after gc) when that phase ends, into the cwd;
+ * `MEM_SNAPSHOT=<phase>@<s>` writes it <s> seconds into that phase instead (a cook loop's middle).
+ * `MEM_TRACE=<s>` prints RSS, heap and external memory every <s> seconds (a long cook's shape).
  */
 import fs from 'node:fs';
 import v8 from 'node:v8';
@@ -61,14 +63,31 @@ async function main(): Promise<void> {
       gc();
       row.liveEnd = process.memoryUsage().heapUsed;
     }
-    if (process.env.MEM_SNAPSHOT === phase) process.stderr.write(`snapshot: ${v8.writeHeapSnapshot()}\n`);
+    if (snapPhase === phase && snapAt === undefined) process.stderr.write(`snapshot: ${v8.writeHeapSnapshot()}\n`);
     rows.push(row);
     process.stderr.write(`phase ${phase}: ${(row.ms / 1000).toFixed(1)} s, peak RSS ${(peak / MiB).toFixed(0)} MiB, heap ${(row.heapEnd / MiB).toFixed(0)} MiB, external ${(row.external / MiB).toFixed(0)} MiB${row.liveEnd !== undefined ? `, live ${(row.liveEnd / MiB).toFixed(0)} MiB` : ''}\n`);
     phase = next;
     phaseStart = performance.now();
+    clearTimeout(snapTimer);
+    if (snapPhase === next && snapAt !== undefined) {
+      snapTimer = setTimeout(() => {
+        gc?.();
+        process.stderr.write(`snapshot ${snapAt} s into ${next}: ${v8.writeHeapSnapshot()}\n`);
+      }, Number(snapAt) * 1000);
+    }
     hwmAtStart = hwm();
     sampled = process.memoryUsage().rss;
   };
+  const [snapPhase, snapAt] = (process.env.MEM_SNAPSHOT ?? '').split('@');
+  let snapTimer: NodeJS.Timeout | undefined;
+  const traceEvery = Number(process.env.MEM_TRACE ?? 0);
+  const t0 = performance.now();
+  const trace = traceEvery > 0
+    ? setInterval(() => {
+        const mu = process.memoryUsage();
+        process.stderr.write(`  ${((performance.now() - t0) / 1000).toFixed(0)} s ${phase}: RSS ${(mu.rss / MiB).toFixed(0)} MiB, heap ${(mu.heapUsed / MiB).toFixed(0)} MiB, external ${(mu.external / MiB).toFixed(0)} MiB, peak ${(hwm() / MiB).toFixed(0)} MiB\n`);
+      }, traceEvery * 1000)
+    : undefined;
   const bus = new QuietBus();
   bus.on((e) => {
     if (e.type === 'START' && e.phase === 'cook') enter('cook');
@@ -99,6 +118,8 @@ async function main(): Promise<void> {
   } finally {
     cooker.close();
     clearInterval(timer);
+    clearInterval(trace);
+    clearTimeout(snapTimer);
   }
   process.stdout.write(`${JSON.stringify({ peakMiB: Math.round(hwm() / MiB), phases: rows.map((r) => ({ ...r, ms: Math.round(r.ms), peak: Math.round(r.peak / MiB), heapEnd: Math.round(r.heapEnd / MiB), external: Math.round(r.external / MiB), liveEnd: r.liveEnd && Math.round(r.liveEnd / MiB) })) })}\n`);
   if (!ok) process.exitCode = 1;
