@@ -170,6 +170,14 @@ export class HeldResults {
     return true;
   }
 
+  /** `get(guid)?.identity` without building the result: the pak fingerprint asks it of every shipped asset, every cook. */
+  identity(guid: string): string | undefined {
+    const i = this.slotOf.get(guid);
+    if (i === undefined || !(this.flags[i] & SET)) return undefined;
+    if (this.flags[i] & IDENTITY_PACKED) return `${hex8(this.hashes[i * 4])}${hex8(this.hashes[i * 4 + 1])}:${this.nums[i * F_COUNT + F_RAW]}:${this.nums[i * F_COUNT + F_COOKED]}`;
+    return this.oddIdentity.get(i);
+  }
+
   /** The asset's result, as a new object (see the module comment); undefined when it has none. */
   get(guid: string): AssetCookResult | undefined {
     const i = this.slotOf.get(guid);

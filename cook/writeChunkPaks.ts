@@ -8,6 +8,7 @@
  * nothing. Paks of chunks that no longer exist are removed (only files this cook wrote, known by
  * their contents listing, so a hand-placed patch pak is never touched).
  */
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ProjectConfig } from '../config/index.js';
@@ -16,7 +17,7 @@ import type { ProgressBus } from '../src/log/events.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
 import { createTextHasher, hashHex, xxh64 } from '../src/util/hash.js';
 import { entryPathUnder } from '../pak/pakFormat.js';
-import { writePak, type PakSource, type WritePakResult } from '../pak/writePak.js';
+import { compressionId, writePak, type PakSource, type WritePakResult } from '../pak/writePak.js';
 import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import type { AssetCookResult } from './cookAsset.js';
 import type { CookCache } from './cookCache.js';
@@ -38,13 +39,18 @@ export interface PakOutput {
   reused: number;
   /** Entries of the replaced pak found damaged (their blocks did not hash to the cooked file's): taken from Saved/Cooked instead. */
   previousDamaged: number;
+  /** Text assets, AssetRegistry.bin and ShaderCache.bin entries copied from the pak this one replaced (checked), not compressed again. */
+  reusedCompressed: number;
 }
 
 export interface ChunkPakInput {
   config: ProjectConfig;
   plan: CookPlan;
-  /** Each shipped asset's result by GUID (a full cook's are packed: `get` may build a new object each call). */
-  results: Pick<ReadonlyMap<string, AssetCookResult>, 'get'>;
+  /**
+   * Each shipped asset's result by GUID (a full cook's are packed: `get` may build a new object
+   * each call; `identity`, when there, gives `get(guid).identity` without building it).
+   */
+  results: Pick<ReadonlyMap<string, AssetCookResult>, 'get'> & { identity?(guid: string): string | undefined };
   registryBytes: Uint8Array;
   /** `/ShaderCache.bin` of each chunk (FORMAT.md: the permutations of its materials; Main's also the global ones). */
   shaderBytes: ReadonlyMap<string, Uint8Array>;
@@ -71,7 +77,10 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     if (p === undefined) throw errors.configInvalid(config.configFile, 'paks.mountPoint', `"${mountPoint}" does not contain ${virtualPath}`);
     return p;
   };
-  const registryIdentity = hashHex(xxh64(registryBytes));
+  const identityOf = results.identity ? (guid: string) => results.identity!(guid)! : (guid: string) => results.get(guid)!.identity!;
+  const registryXxh64 = xxh64(registryBytes);
+  const registryIdentity = hashHex(registryXxh64);
+  const compression = compressionId({ level: config.cook.compressionLevel });
   const outputs: PakOutput[] = [];
   for (const chunk of plan.chunks) {
     // The fingerprint's text: every entry's virtual path and identity, in plan order (by GUID,
@@ -82,18 +91,19 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     const texts = plan.textAssets.filter((a) => a.chunk === chunk);
     const printer = createTextHasher();
     printer.update(`v2\t${mountPoint}\t${config.paks.priority}\t${config.cook.compressionLevel}`);
-    for (const a of packages) printer.update(`\n${a.record.virtualPath}\t${results.get(a.record.guid)!.identity!}`);
-    for (const a of texts) printer.update(`\n${a.record.virtualPath}\t${results.get(a.record.guid)!.identity!}`);
+    for (const a of packages) printer.update(`\n${a.record.virtualPath}\t${identityOf(a.record.guid)}`);
+    for (const a of texts) printer.update(`\n${a.record.virtualPath}\t${identityOf(a.record.guid)}`);
     printer.update(`\n/AssetRegistry.bin\t${registryIdentity}`);
     const shaders = input.shaderBytes.get(chunk);
-    if (shaders) printer.update(`\n/${SHADER_CACHE_ENTRY}\t${hashHex(xxh64(shaders))}`);
+    const shadersXxh64 = shaders && xxh64(shaders);
+    if (shaders) printer.update(`\n/${SHADER_CACHE_ENTRY}\t${hashHex(shadersXxh64!)}`);
     const fingerprint = printer.digestHex();
     const file = path.join(config.paksDir, `${chunk}.pak`);
     const contents = path.join(config.paksDir, `${chunk}${CONTENTS_SUFFIX}`);
     const key = `${chunk}.pak`;
     const prev = cache.getPak(key);
     if (prev && prev.fingerprint === fingerprint && (await sizeOf(file)) === prev.size && (await sizeOf(contents)) !== undefined) {
-      outputs.push({ chunk, file, contents, entries: prev.entries, bytes: prev.size, written: false, reused: 0, previousDamaged: 0 });
+      outputs.push({ chunk, file, contents, entries: prev.entries, bytes: prev.size, written: false, reused: 0, previousDamaged: 0, reusedCompressed: 0 });
       continue;
     }
     const sources: PakSource[] = [];
@@ -102,9 +112,17 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
       const checked = r.cookedXxh64 === undefined ? {} : { cookedXxh64: BigInt(`0x${r.cookedXxh64}`) };
       sources.push({ path: under(a.record.virtualPath), kind: 'cooked', file: r.output!, ...checked, ...(r.bytes ? { bytes: r.bytes } : {}) });
     }
-    for (const a of texts) sources.push({ path: under(a.record.virtualPath), kind: 'file', file: results.get(a.record.guid)!.output! });
-    sources.push({ path: under('/AssetRegistry.bin'), kind: 'bytes', data: registryBytes });
-    if (shaders) sources.push({ path: under(`/${SHADER_CACHE_ENTRY}`), kind: 'bytes', data: shaders });
+    for (const a of texts) {
+      const r = results.get(a.record.guid)!;
+      // A text asset ships byte for byte: its identity starts with the hash of those bytes, which
+      // lets the previous pak's entry serve (checked).
+      const known = /^([0-9a-f]{16}):/.exec(r.identity ?? '');
+      sources.push({ path: under(a.record.virtualPath), kind: 'file', file: r.output!, ...(known ? { xxh64: BigInt(`0x${known[1]}`) } : {}) });
+    }
+    sources.push({ path: under('/AssetRegistry.bin'), kind: 'bytes', data: registryBytes, xxh64: registryXxh64 });
+    if (shaders) sources.push({ path: under(`/${SHADER_CACHE_ENTRY}`), kind: 'bytes', data: shaders, xxh64: shadersXxh64 });
+    // The listing's first line says how the pak it lists was compressed, for the pak it lists (by TOC hash).
+    const previousCompression = listedCompression(contents);
     // Only a damaged cooked file needs its GUID back (rare): found by a scan then, not a map of every entry.
     const guidOf = (file: string): string | undefined => packages.find((a) => results.get(a.record.guid)!.output === file)?.record.guid;
     let res: WritePakResult;
@@ -112,7 +130,7 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
       try {
         // The previous pak lends the blocks of every cooked entry that did not change (checked
         // against the cooked file's hash): a one-asset change copies the rest, it reads no cooked file.
-        res = await writePak(file, sources, { mountPoint, priority: config.paks.priority, level: config.cook.compressionLevel, previous: file });
+        res = await writePak(file, sources, { mountPoint, priority: config.paks.priority, level: config.cook.compressionLevel, previous: file, ...(previousCompression ? { previousCompression } : {}) });
         break;
       } catch (e) {
         // A cooked file that no longer matches its hash: re-cook that asset (once) and try again.
@@ -128,7 +146,8 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     }
     // The listing goes out as buffers of a few thousand lines, never one string of every entry.
     const listing: Buffer[] = [];
-    let lines = [`# ${chunk}.pak: ${res.toc.entries.length} entries, mount point ${mountPoint}, priority ${config.paks.priority}`, '# method\trawSize\tstoredSize\txxh64\tpath'];
+    const header = `# ${chunk}.pak: ${res.toc.entries.length} entries, mount point ${mountPoint}, priority ${config.paks.priority}, toc ${hashHex(res.tocHash)}${compression ? `, compression ${compression}` : ''}`;
+    let lines = [header, '# method\trawSize\tstoredSize\txxh64\tpath'];
     for (const e of res.toc.entries) {
       lines.push(`${METHOD_NAMES[e.method]}\t${e.rawSize}\t${e.storedSize}\t${hashHex(e.xxh64)}\t${e.path}`);
       if (lines.length >= 4096) {
@@ -140,10 +159,28 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     await writeFileAtomic(contents, listing);
     cache.setPak(key, { fingerprint, size: res.size, entries: res.toc.entries.length });
     bus.emit({ type: 'PAK_WRITTEN', file, chunk, entries: res.toc.entries.length, bytes: res.size });
-    outputs.push({ chunk, file, contents, entries: res.toc.entries.length, bytes: res.size, written: true, reused: res.reused, previousDamaged: res.previousDamaged });
+    outputs.push({ chunk, file, contents, entries: res.toc.entries.length, bytes: res.size, written: true, reused: res.reused, previousDamaged: res.previousDamaged, reusedCompressed: res.reusedCompressed });
   }
   await removeStalePaks(config.paksDir, new Set(plan.chunks), cache);
   return outputs;
+}
+
+/** The compression and TOC hash a chunk pak's listing records on its first line (see writeChunkPaks), if it has them. */
+function listedCompression(contents: string): { compression: string; tocHash: bigint } | undefined {
+  let head: string;
+  try {
+    const fd = fs.openSync(contents, 'r');
+    try {
+      const buf = Buffer.alloc(1024);
+      head = buf.toString('utf8', 0, fs.readSync(fd, buf, 0, buf.byteLength, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  const m = /^#[^\n]*, toc ([0-9a-f]{16}), compression (\S+)\n/.exec(head);
+  return m ? { compression: m[2], tocHash: BigInt(`0x${m[1]}`) } : undefined;
 }
 
 async function sizeOf(file: string): Promise<number | undefined> {

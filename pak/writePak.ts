@@ -17,6 +17,13 @@
  * - A source without a known hash has every block inflated and hashed against the LCKD header's
  *   xxh64 (the entry's).
  * A mismatch throws COOKED_INVALID naming the cooked file, so the cook can re-cook that asset.
+ *
+ * Files and bytes the pak compresses itself are copied from `previous` too, when the caller knows
+ * their raw hash (`xxh64`) and vouches that the previous pak was compressed the same way
+ * (`previousCompression`: same zlib, level and block layout, and the previous pak's TOC hash, so
+ * the promise is about that very file): the entry's blocks are inflated and hashed against it,
+ * and equal raw bytes compressed alike are equal stored bytes, so the pak stays byte-identical to
+ * one built from scratch without compressing them again.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -24,7 +31,7 @@ import { errors } from '../src/errors.js';
 import { withAtomicFile } from '../src/util/atomicWrite.js';
 import { createXxh64, hashHex, initHash, xxh64 } from '../src/util/hash.js';
 import { COOKED_FIXED_HEADER, COOKED_MAGIC, COOKED_VERSION, parseCookedHeader, readCookedHeader, type CookedHeader } from '../src/format/cookedPackage.js';
-import { BLOCK_SIZE, blockCountFor, compressBlocks, decompressBlock, decompressBlockAsync, deflateEachBlock, rawBlockSize, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
+import { BLOCK_SIZE, DEFAULT_LEVEL, blockCountFor, compressBlocks, decompressBlock, decompressBlockAsync, deflateEachBlock, rawBlockSize, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
 import { PakReader } from './PakReader.js';
 import {
   PAK_FLAG_PATCH,
@@ -51,8 +58,20 @@ export type PakSource =
       /** The cooked file's bytes, when the caller holds them (just cooked): used instead of reading the file. */
       bytes?: Uint8Array;
     }
-  | { path: string; kind: 'file'; file: string }
-  | { path: string; kind: 'bytes'; data: Uint8Array }
+  | {
+      path: string;
+      kind: 'file';
+      file: string;
+      /** xxh64 of the file's bytes, when the caller knows it: what lets `previous` serve it (see previousCompression). */
+      xxh64?: bigint;
+    }
+  | {
+      path: string;
+      kind: 'bytes';
+      data: Uint8Array;
+      /** xxh64 of `data`, when the caller has it (see the 'file' source's). */
+      xxh64?: bigint;
+    }
   | { path: string; kind: 'tombstone' };
 
 export interface WritePakOptions extends CompressOptions {
@@ -70,6 +89,25 @@ export interface WritePakOptions extends CompressOptions {
    * pak that is missing or does not open is simply not used.
    */
   previous?: string;
+  /**
+   * How the `previous` pak's own compressed entries were made (`compressionId` of its options)
+   * and its TOC hash. When both match (this write's compressionId, the previous pak's footer), its
+   * entries of 'file' and 'bytes' sources with a known `xxh64` are copied, checked, not compressed again.
+   */
+  previousCompression?: { compression: string; tocHash: bigint };
+}
+
+/** Bumped whenever the pak writer compresses differently (block layout, window bits, stored-vs-DEFLATE rule). */
+const COMPRESSION_SCHEME = 1;
+
+/**
+ * What the stored bytes of a file or bytes source are a function of, besides its raw bytes: the
+ * DEFLATE engine and its version, the level and the writer's scheme. Undefined for the fflate
+ * engine (not vouched for: such paks compress everything).
+ */
+export function compressionId(opts: CompressOptions = {}): string | undefined {
+  if ((opts.engine ?? 'zlib') !== 'zlib') return undefined;
+  return `zlib-${process.versions.zlib}-level-${opts.level ?? DEFAULT_LEVEL}-blocks-${BLOCK_SIZE}-v${COMPRESSION_SCHEME}`;
 }
 
 export interface WritePakResult {
@@ -82,6 +120,8 @@ export interface WritePakResult {
   reused: number;
   /** Entries of `previous` that matched a source by path and hash in the TOC but whose stored bytes did not hash right (damaged): taken from the cooked file instead. */
   previousDamaged: number;
+  /** Entries of file and bytes sources copied from `previous` (see previousCompression) instead of compressed again. */
+  reusedCompressed: number;
 }
 
 /** Raw bytes read and compressed per step for 'file' sources: 64 blocks keeps zlib's pool busy. */
@@ -193,6 +233,7 @@ const PREFETCH_AHEAD = 4;
 interface CookedStats {
   reused: number;
   previousDamaged: number;
+  reusedCompressed: number;
 }
 
 /** Write the LCKD header of the cooked file whose blocks a pak entry holds (FORMAT.md "Cooked packages") at the start of `out`. */
@@ -220,6 +261,8 @@ class PreviousPak {
   private constructor(
     private readonly fd: number,
     private readonly entries: Map<string, PakEntry>,
+    /** The footer's TOC hash. */
+    readonly tocHash: bigint,
   ) {}
 
   /** The previous pak, or undefined when it is missing or does not open (then every source is read from its file). */
@@ -232,7 +275,7 @@ class PreviousPak {
     }
     try {
       // The TOC was validated against the file (sizes, offsets, footer hash); the entries' bytes are checked per use.
-      return new PreviousPak(fs.openSync(file, 'r'), new Map(reader.entries.map((e) => [e.path, e])));
+      return new PreviousPak(fs.openSync(file, 'r'), new Map(reader.entries.map((e) => [e.path, e])), reader.tocHash);
     } catch {
       return undefined;
     } finally {
@@ -247,6 +290,24 @@ class PreviousPak {
 
   /** Header + stored bytes of one entry, laid out as its cooked file, hashed in one call (a streaming state per entry cost 4x). */
   private scratch = new Uint8Array(1 << 16);
+
+  /** Whether entry `e`'s stored bytes `data` inflate (every block checked as a reader would) to `rawSize` bytes hashing to `want`. */
+  holdsRaw(e: PakEntry, data: Uint8Array, want: bigint): boolean {
+    if (e.xxh64 !== want) return false;
+    if (e.method === 0) return xxh64(data) === want;
+    // Block by block: a few MB of DEFLATE can hold GBs of raw bytes (the registry alone is ~80 MB at a million assets).
+    const h = createXxh64();
+    const fail = () => new Error('damaged');
+    try {
+      for (let b = 0, at = 0; b < e.blockSizes.length; b++) {
+        h.update(decompressBlock(data.subarray(at, at + e.blockSizes[b]), rawBlockSize(e.rawSize, b), fail as never, ''));
+        at += e.blockSizes[b];
+      }
+    } catch {
+      return false;
+    }
+    return h.digest() === want;
+  }
 
   /** Whether entry `e` with stored bytes `data`, its LCKD header rebuilt from the TOC, hashes to `want` (the cooked file's hash). */
   matches(e: PakEntry, data: Uint8Array, want: bigint): boolean {
@@ -549,7 +610,7 @@ export async function writePak(out: string, sources: readonly PakSource[], opts:
   if (!Number.isInteger(priority) || priority < -(2 ** 31) || priority >= 2 ** 31) throw errors.usage(`pak priority ${priority} is not a 32-bit integer`);
   const sorted = sortSources(sources, out);
   const compress: CompressOptions = { level: opts.level, engine: opts.engine };
-  const stats: CookedStats = { reused: 0, previousDamaged: 0 };
+  const stats: CookedStats = { reused: 0, previousDamaged: 0, reusedCompressed: 0 };
   const previous = opts.previous === undefined ? undefined : await PreviousPak.open(opts.previous);
   try {
     return await writePakFile(out, sorted, opts, { mountPoint, priority, compress, previous, stats });
@@ -572,6 +633,16 @@ async function writePakFile(
       /** The previous pak's entry that may serve source `s` (checked at its turn, in order), if any. */
       const candidate = (s: PakSource): PakEntry | undefined =>
         previous !== undefined && s.kind === 'cooked' && s.cookedXxh64 !== undefined && s.bytes === undefined ? previous.entry(s.path) : undefined;
+      // The previous pak's compressed entries serve only when it was compressed as this one is.
+      const vouched = opts.previousCompression;
+      const compressedAlike =
+        previous !== undefined && vouched !== undefined && vouched.tocHash === previous.tocHash && vouched.compression === compressionId(compress);
+      /** The previous pak's entry that may serve a file or bytes source: same path and raw hash. */
+      const compressedCandidate = (s: PakSource): PakEntry | undefined => {
+        if (!compressedAlike || (s.kind !== 'file' && s.kind !== 'bytes') || s.xxh64 === undefined) return undefined;
+        const e = previous!.entry(s.path);
+        return e && e.xxh64 === s.xxh64 && (s.kind === 'file' || e.rawSize === s.data.byteLength) ? e : undefined;
+      };
       // Read-ahead of small cooked files the previous pak does not serve: a failed read surfaces when its entry's turn comes.
       const ahead = new Map<number, Promise<LoadedCooked | undefined>>();
       let nextAhead = 0;
@@ -599,15 +670,22 @@ async function writePakFile(
         let e: PakEntry;
         const prev = candidate(s);
         const data = prev && previous!.read(prev.offset, prev.storedSize);
-        if (prev && data && previous!.matches(prev, data, (s as { cookedXxh64: bigint }).cookedXxh64)) {
+        const same = prev && data && previous!.matches(prev, data, (s as { cookedXxh64: bigint }).cookedXxh64);
+        const prevC = same ? undefined : compressedCandidate(s);
+        const dataC = prevC && previous!.read(prevC.offset, prevC.storedSize);
+        const sameC = prevC && dataC && previous!.holdsRaw(prevC, dataC, (s as { xxh64: bigint }).xxh64);
+        if (same || sameC) {
+          const from = same ? prev! : prevC!;
+          const bytes = same ? data! : dataC!;
           const offset = w.pos + (run?.byteLength ?? 0);
-          if (run !== undefined && run.buffer === data.buffer && run.byteOffset + run.byteLength === data.byteOffset) run = new Uint8Array(run.buffer, run.byteOffset, run.byteLength + data.byteLength);
+          if (run !== undefined && run.buffer === bytes.buffer && run.byteOffset + run.byteLength === bytes.byteOffset) run = new Uint8Array(run.buffer, run.byteOffset, run.byteLength + bytes.byteLength);
           else {
             await flushRun();
-            run = data;
+            run = bytes;
           }
-          stats.reused++;
-          e = { path: s.path, offset, storedSize: prev.storedSize, rawSize: prev.rawSize, xxh64: prev.xxh64, method: prev.method, blockSize: BLOCK_SIZE, blockSizes: prev.method === 1 ? prev.blockSizes : [] };
+          if (same) stats.reused++;
+          else stats.reusedCompressed++;
+          e = { path: s.path, offset, storedSize: from.storedSize, rawSize: from.rawSize, xxh64: from.xxh64, method: from.method, blockSize: BLOCK_SIZE, blockSizes: from.method === 1 ? from.blockSizes : [] };
           entries.push(e);
           opts.onEntry?.(e, i, sorted.length);
           continue;

@@ -32,6 +32,9 @@ describe('HeldResults', () => {
     expect(held.get(g(4))).toEqual(failed);
     expect(held.get(g(5))).toEqual(zeros);
     expect([1, 2, 3, 4, 5].map((n) => held.hasOutput(g(n)))).toEqual([true, true, true, false, true]);
+    // identity() is get().identity without the object, in every form.
+    expect([1, 2, 3, 4, 5, 9].map((n) => held.identity(g(n)))).toEqual([1, 2, 3, 4, 5, 9].map((n) => held.get(g(n))?.identity));
+    expect(held.identity(g(1))).toBe('00ab00cd12345678:4096:567');
 
     held.dropBytes();
     expect(held.get(g(3))!.bytes).toBeUndefined();

@@ -27,6 +27,15 @@ function filler(i: number): Uint8Array {
   return out;
 }
 
+/** A text asset that DEFLATE shrinks, differently at each level (words in a random order). */
+function bigText(label: string): string {
+  const rnd = new Random(77);
+  const words = ['<div>', 'menu', 'item', 'class="row"', '</div>', 'button', 'label', 'icon', 'span', 'style'];
+  let out = `<rml>${label}`;
+  while (out.length < 40_000) out += ` ${words[rnd.nextU32() % words.length]}${rnd.nextU32() % 50}`;
+  return `${out}</rml>`;
+}
+
 function mesh(i: number, label: string) {
   return { exports: [{ guid: g(0x100 + i), name: `Mesh${i}`, className: '/Script/Engine.CStaticMesh', properties: [prop.str('Label', label)], tail: filler(i) }] };
 }
@@ -38,6 +47,7 @@ async function writeSample(dir: string): Promise<void> {
       exports: [{ guid: g(1), name: 'Main', className: '/Script/Engine.CWorld', properties: [prop.str('Label', 'main')] }],
     },
     'Content/UI/Menu.rml': { text: '<rml>menu</rml>', guid: g(2) },
+    'Content/UI/Big.rml': { text: bigText('v1'), guid: g(3) },
   };
   for (let i = 0; i < MESHES; i++) files[`Content/Meshes/Mesh${i}.lasset`] = mesh(i, 'v1');
   await writeProject(dir, CONFIG, files);
@@ -83,7 +93,9 @@ describe('incremental chunk paks', () => {
     expect(s).toMatchObject({ ok: true, cooked: 1 });
     const main = s.paks.find((p) => p.chunk === 'Main')!;
     // Every package but the edited one (the map and the other meshes) came from the old pak.
+    // The text assets and AssetRegistry.bin (same fields: a new label) were copied too, not compressed again.
     expect(main).toMatchObject({ written: true, reused: MESHES, previousDamaged: 0 });
+    expect(main.reusedCompressed).toBe(4);
     const bytes = await fsp.readFile(main.file);
     expect(bytes.equals(await fullRebuild(dir))).toBe(true);
     const pak = await verified(main.file);
@@ -149,6 +161,37 @@ describe('incremental chunk paks', () => {
     expect(Buffer.from(await pak.readEntry('/Game/Meshes/Mesh2.lasset')).includes(Buffer.from('v3'))).toBe(true);
     await pak.close();
     expect((await fsp.readFile(main.file)).equals(await fullRebuild(dir))).toBe(true);
+  });
+});
+
+describe('incremental chunk paks: entries the pak compresses itself', () => {
+  it('a changed text asset is compressed again, the others are copied; a pak compressed at another level lends none', async () => {
+    const own = await tempDir('lc-incpak-text-');
+    try {
+      await writeSample(own);
+      expect((await cookProject({ projectDir: own, report: false })).ok).toBe(true);
+      await writeFixture(own, 'Content/UI/Big.rml', { text: bigText('v2'), guid: g(3) });
+      const s = await cookProject({ projectDir: own, report: false });
+      expect(s).toMatchObject({ ok: true, cooked: 1 });
+      const main = s.paks.find((p) => p.chunk === 'Main')!;
+      // Menu.rml, AssetRegistry.bin and ShaderCache.bin copied; Big.rml (new bytes) compressed.
+      expect(main).toMatchObject({ written: true, reused: MESHES + 1, reusedCompressed: 3 });
+      const pak = await verified(main.file);
+      expect(Buffer.from(await pak.readEntry('/Game/UI/Big.rml')).toString()).toBe(bigText('v2'));
+      await pak.close();
+      expect((await fsp.readFile(main.file)).equals(await fullRebuild(own))).toBe(true);
+
+      // Another level: the previous pak's blocks of the same raw bytes are not these blocks.
+      const configFile = path.join(own, 'lumina-cook.json');
+      const config = JSON.parse(await fsp.readFile(configFile, 'utf8'));
+      await fsp.writeFile(configFile, JSON.stringify({ ...config, cook: { ...config.cook, compressionLevel: 1 } }));
+      const relevel = await cookProject({ projectDir: own, report: false });
+      expect(relevel.ok).toBe(true);
+      expect((await fsp.readFile(main.file)).equals(await fullRebuild(own))).toBe(true);
+      expect(relevel.paks.find((p) => p.chunk === 'Main')).toMatchObject({ written: true, reusedCompressed: 0 });
+    } finally {
+      await fsp.rm(own, { recursive: true, force: true });
+    }
   });
 });
 

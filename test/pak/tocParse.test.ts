@@ -5,7 +5,7 @@
  * characters outside the BMP, lone surrogates and prefixes.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { comparePathBytes, encodeToc, parseToc, virtualPathProblem, type PakEntry, type PakToc } from '../../pak/pakFormat.js';
+import { comparePathBytes, encodeToc, encodeTocPlain, parseToc, virtualPathProblem, type PakEntry, type PakToc } from '../../pak/pakFormat.js';
 import { BLOCK_SIZE } from '../../src/format/deflateBlocks.js';
 import { initHash } from '../../src/util/hash.js';
 import { Random } from '../../samples/generate/random.js';
@@ -76,6 +76,26 @@ describe('parseToc', () => {
     badUtf8[badUtf8.indexOf(0x61, 20)] = 0xff;
     expect(refusal(good, 0, badUtf8)).toMatchObject({ code: 'PAK_INVALID', field: 'entries[0].path' });
     expect(refusal(good, 0, bytes.subarray(0, bytes.byteLength - 2))).toMatchObject({ code: 'PAK_INVALID' });
+  });
+});
+
+describe('encodeToc', () => {
+  it('writes the same bytes as the plain writer, for any entries', () => {
+    const rnd = new Random(7);
+    const names = ['a', 'Rock', '\u00e9t\u00e9', '\u5ca9', '\uD83D\uDE00', 'x'.repeat(300)];
+    for (let round = 0; round < 20; round++) {
+      const entries: PakEntry[] = [];
+      for (let i = 0; i < 50; i++) {
+        const method = (rnd.nextU32() % 3) as 0 | 1 | 2;
+        const rawSize = method === 2 ? 0 : rnd.nextU32() % (5 * BLOCK_SIZE);
+        const count = Math.ceil(rawSize / BLOCK_SIZE);
+        const blockSizes = method === 1 ? Array.from({ length: count }, () => 1 + (rnd.nextU32() % BLOCK_SIZE)) : [];
+        const big = rnd.nextU32() % 4 === 0 ? 2 ** 40 + rnd.nextU32() : rnd.nextU32();
+        entries.push({ path: `/${names[rnd.nextU32() % names.length]}/${i}`, offset: method === 2 ? 0 : big, storedSize: rnd.nextU32(), rawSize, xxh64: (BigInt(rnd.nextU32()) << 32n) | BigInt(rnd.nextU32()), method, blockSize: BLOCK_SIZE, blockSizes });
+      }
+      const toc: PakToc = { mountPoint: round % 2 ? '/' : '/G\u00e4me/', priority: (rnd.nextU32() | 0) % 1000, baseTocHash: BigInt(rnd.nextU32()) * 3n, entries };
+      expect(Buffer.from(encodeToc(toc)).equals(Buffer.from(encodeTocPlain(toc)))).toBe(true);
+    }
   });
 });
 
