@@ -178,6 +178,21 @@ export class HeldResults {
     return this.oddIdentity.get(i);
   }
 
+  /** What a pak entry needs of the result (output, cooked file hash, held bytes), without building the rest. */
+  pakSource(guid: string): Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'> | undefined {
+    const i = this.slotOf.get(guid);
+    if (i === undefined) return undefined;
+    const f = this.flags[i];
+    if (!(f & SET)) return undefined;
+    const out: Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'> = {};
+    if (f & OUTPUT) out.output = f & OUTPUT_USUAL ? cookedPathFor(this.cookedDir, this.records[i].record) : this.oddOutput.get(i);
+    if (f & COOKED_XXH) out.cookedXxh64 = `${hex8(this.hashes[i * 4 + 2])}${hex8(this.hashes[i * 4 + 3])}`;
+    else if (this.oddCookedXxh64.has(i)) out.cookedXxh64 = this.oddCookedXxh64.get(i);
+    const bytes = this.held.get(i);
+    if (bytes) out.bytes = bytes;
+    return out;
+  }
+
   /** The asset's result, as a new object (see the module comment); undefined when it has none. */
   get(guid: string): AssetCookResult | undefined {
     const i = this.slotOf.get(guid);

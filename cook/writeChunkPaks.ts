@@ -50,7 +50,10 @@ export interface ChunkPakInput {
    * Each shipped asset's result by GUID (a full cook's are packed: `get` may build a new object
    * each call; `identity`, when there, gives `get(guid).identity` without building it).
    */
-  results: Pick<ReadonlyMap<string, AssetCookResult>, 'get'> & { identity?(guid: string): string | undefined };
+  results: Pick<ReadonlyMap<string, AssetCookResult>, 'get'> & {
+    identity?(guid: string): string | undefined;
+    pakSource?(guid: string): Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'> | undefined;
+  };
   registryBytes: Uint8Array;
   /** `/ShaderCache.bin` of each chunk (FORMAT.md: the permutations of its materials; Main's also the global ones). */
   shaderBytes: ReadonlyMap<string, Uint8Array>;
@@ -107,8 +110,9 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
       continue;
     }
     const sources: PakSource[] = [];
+    const pakSourceOf = results.pakSource ? (guid: string) => results.pakSource!(guid)! : (guid: string) => results.get(guid)!;
     for (const a of packages) {
-      const r = results.get(a.record.guid)!;
+      const r = pakSourceOf(a.record.guid);
       const checked = r.cookedXxh64 === undefined ? {} : { cookedXxh64: BigInt(`0x${r.cookedXxh64}`) };
       sources.push({ path: under(a.record.virtualPath), kind: 'cooked', file: r.output!, ...checked, ...(r.bytes ? { bytes: r.bytes } : {}) });
     }

@@ -588,10 +588,19 @@ async function writeBytes(out: PositionalOut, path: string, data: Uint8Array, op
   };
 }
 
+/** A character whose UTF-16 order may differ from its UTF-8 byte order. */
+const NOT_PLAIN = /[\uD800-\uFFFF]/;
+
 /** Validate paths, reject duplicates and sort by UTF-8 bytes. `out` names the pak in errors. */
 export function sortSources<T extends { path: string }>(sources: readonly T[], out: string): T[] {
-  for (const s of sources) validateVirtualPath(s.path, out);
-  const sorted = [...sources].sort((a, b) => comparePathBytes(a.path, b.path));
+  let plain = true;
+  for (const s of sources) {
+    validateVirtualPath(s.path, out);
+    if (plain && NOT_PLAIN.test(s.path)) plain = false;
+  }
+  // Without a surrogate or a character from U+E000 up, JS string order is UTF-8 byte order, and
+  // the engine's own comparison is several times faster than comparePathBytes' loop.
+  const sorted = [...sources].sort(plain ? (a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : (a, b) => comparePathBytes(a.path, b.path));
   for (let i = 1; i < sorted.length; i++) {
     if (sorted[i].path === sorted[i - 1].path) throw errors.pakPathInvalid(out, sorted[i].path, 'is listed twice');
   }

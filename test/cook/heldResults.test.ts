@@ -35,6 +35,8 @@ describe('HeldResults', () => {
     // identity() is get().identity without the object, in every form.
     expect([1, 2, 3, 4, 5, 9].map((n) => held.identity(g(n)))).toEqual([1, 2, 3, 4, 5, 9].map((n) => held.get(g(n))?.identity));
     expect(held.identity(g(1))).toBe('00ab00cd12345678:4096:567');
+    const pakSource = (r?: AssetCookResult) => r && Object.fromEntries(Object.entries({ output: r.output, cookedXxh64: r.cookedXxh64, bytes: r.bytes }).filter(([, v]) => v !== undefined));
+    expect([1, 2, 3, 4, 5, 9].map((n) => held.pakSource(g(n)))).toEqual([1, 2, 3, 4, 5, 9].map((n) => pakSource(held.get(g(n)))));
 
     held.dropBytes();
     expect(held.get(g(3))!.bytes).toBeUndefined();

@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { comparePathBytes, encodeToc, encodeTocPlain, parseToc, virtualPathProblem, type PakEntry, type PakToc } from '../../pak/pakFormat.js';
 import { BLOCK_SIZE } from '../../src/format/deflateBlocks.js';
+import { sortSources } from '../../pak/writePak.js';
 import { initHash } from '../../src/util/hash.js';
 import { Random } from '../../samples/generate/random.js';
 
@@ -115,6 +116,21 @@ describe('comparePathBytes', () => {
         const want = Math.sign(Buffer.compare(Buffer.from(strings[i], 'utf8'), Buffer.from(strings[j], 'utf8')));
         expect(Math.sign(comparePathBytes(strings[i], strings[j])), `${JSON.stringify(strings[i])} vs ${JSON.stringify(strings[j])}`).toBe(want);
       }
+    }
+  });
+
+  it('sortSources sorts by UTF-8 bytes, with and without characters whose UTF-16 order differs', () => {
+    const rnd = new Random(16);
+    for (const alphabet of [['a', 'B', '_', '0', '\u00e9', '\u07ff', '\uD7FF'], ['a', 'B', '\u00e9', '\uE000', '\uFFFD', '\uD83D\uDE00', '\uDBFF\uDFFF']]) {
+      const paths = new Set<string>();
+      while (paths.size < 300) {
+        let p = '/';
+        const n = 1 + (rnd.nextU32() % 5);
+        for (let k = 0; k < n; k++) p += alphabet[rnd.nextU32() % alphabet.length];
+        paths.add(p);
+      }
+      const sorted = sortSources([...paths].map((path) => ({ path })), 'x.pak').map((x) => x.path);
+      expect(sorted).toEqual([...paths].sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))));
     }
   });
 
