@@ -111,8 +111,11 @@ export class CookCache {
   private journalOps = 0;
   /** check()'s stat numbers, reused for every output. */
   private readonly stat: LstatNumbers = { mtimeMs: 0, size: 0, isFile: false };
-  /** Output stats taken ahead on a helper thread (`statOutputsAhead`): entry -> slot, until used once or the entry changes. */
-  private ahead: { slots: Map<string, number>; state: Int32Array; nums: Float64Array; worker: Worker; exited: Promise<void> } | undefined;
+  /**
+   * Output stats taken ahead on a helper thread (`statOutputsAhead`), one slot per record, found by
+   * the record's arena offset (`offsets`, ascending) and used once (`used`).
+   */
+  private ahead: { offsets: Uint32Array; used: Uint8Array; state: Int32Array; nums: Float64Array; worker: Worker; exited: Promise<void> } | undefined;
 
   private constructor(
     readonly file: string,
@@ -205,14 +208,12 @@ export class CookCache {
   }
 
   private put(guid: string, e: CacheEntry): void {
-    this.ahead?.slots.delete(guid);
     const old = this.index.get(guid);
     if (old !== undefined) this.dead += recordBytes(this.arena.buf, old);
     this.index.set(guid, writeEntry(this.arena, this.table, guid, e));
   }
 
   private remove(guid: string): boolean {
-    this.ahead?.slots.delete(guid);
     const old = this.index.get(guid);
     if (old === undefined) return false;
     this.dead += recordBytes(this.arena.buf, old);
@@ -350,11 +351,11 @@ export class CookCache {
     const b = this.arena.buf;
     if (!probeRecord(b, this.table, at, cookedFile, v) || !partsMatch(b, this.table, v, want(v.texture, v.classes))) return false;
     const ahead = this.ahead;
-    const slot = ahead?.slots.get(guid);
-    if (slot !== undefined) {
-      // Taken ahead for this entry as it still is (put/remove drop the slot), used once. Not taken
-      // yet: statted here. A miss is only "not provable here": check stats again and says why.
-      ahead!.slots.delete(guid);
+    const slot = ahead ? slotOf(ahead.offsets, at) : -1;
+    if (slot >= 0 && ahead!.used[slot] === 0) {
+      // Taken ahead for this very record (a set or remove puts the entry at a new offset), used
+      // once. Not taken yet: statted here. A miss is only "not provable here": check stats again.
+      ahead!.used[slot] = 1;
       const state = Atomics.load(ahead!.state, slot);
       if (state === AHEAD_FILE) return ahead!.nums[2 * slot] === v.cookedSize && ahead!.nums[2 * slot + 1] === v.cookedMtimeMs;
       if (state === AHEAD_NOT_FILE) return false;
@@ -372,27 +373,45 @@ export class CookCache {
    */
   statOutputsAhead(): void {
     if (this.ahead) return;
-    const slots = new Map<string, number>();
-    const paths: string[] = [];
-    for (const [guid, at] of this.index) {
-      const f = recordCookedFile(this.arena.buf, at);
-      if (f === undefined || outsideCooked(f)) continue;
-      slots.set(guid, paths.length);
-      paths.push(path.join(this.cookedDir, f));
+    // Slots by arena offset in typed arrays, the paths as bytes moved to the thread: at a million
+    // entries a Map by GUID and the path strings on both threads held ~150 MB more, on a no-op or
+    // patch near the 2 GiB line. Records are only appended (compact stops this first), so an
+    // entry set or removed after this moves to an offset with no slot.
+    const all = new Uint32Array(this.index.size);
+    let n = 0;
+    for (const at of this.index.values()) all[n++] = at;
+    const offsets = all.sort();
+    const ends = new Uint32Array(offsets.length);
+    let bytes = new Uint8Array(Math.max(1024, offsets.length * 96));
+    let len = 0;
+    for (let i = 0; i < offsets.length; i++) {
+      const f = recordCookedFile(this.arena.buf, offsets[i]);
+      // No path (an empty one): the thread leaves that slot "not yet", probe stats it itself.
+      if (f !== undefined && !outsideCooked(f)) {
+        const p = path.join(this.cookedDir, f);
+        const need = len + Buffer.byteLength(p);
+        if (need > bytes.byteLength) {
+          const grown = new Uint8Array(Math.max(need, bytes.byteLength * 2));
+          grown.set(bytes.subarray(0, len));
+          bytes = grown;
+        }
+        len += Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).write(p, len);
+      }
+      ends[i] = len;
     }
     // One state per slot plus the stop flag at the end; two numbers per slot.
-    const state = new Int32Array(new SharedArrayBuffer(4 * (paths.length + 1)));
-    const nums = new Float64Array(new SharedArrayBuffer(16 * paths.length));
+    const state = new Int32Array(new SharedArrayBuffer(4 * (offsets.length + 1)));
+    const nums = new Float64Array(new SharedArrayBuffer(16 * offsets.length));
     let worker: Worker;
     try {
-      worker = new Worker(AHEAD_WORKER, { eval: true, workerData: { paths: paths.join('\0'), state, nums } });
+      worker = new Worker(AHEAD_WORKER, { eval: true, workerData: { bytes, ends, state, nums }, transferList: [bytes.buffer, ends.buffer] });
     } catch {
       return; // no helper thread: probe stats each output itself
     }
     worker.unref();
     worker.on('error', () => {}); // a stat it could not take stays "not yet": probe takes it
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    this.ahead = { slots, state, nums, worker, exited };
+    this.ahead = { offsets, used: new Uint8Array(offsets.length), state, nums, worker, exited };
   }
 
   /** Resolves when the helper thread of statOutputsAhead has statted everything (or stopped). */
@@ -473,6 +492,7 @@ export class CookCache {
    * memory too), then empty the journal.
    */
   async compact(): Promise<void> {
+    this.stopAhead(); // the records move: the stats taken ahead are found by offset
     await initHash();
     const live = Buffer.allocUnsafe(Math.max(1 << 16, this.arena.used - this.dead));
     let used = 0;
@@ -521,15 +541,30 @@ const AHEAD_NOT_FILE = 2;
 const AHEAD_WORKER = `
 const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
-const { paths, state, nums } = workerData;
-const list = paths.length ? paths.split('\\0') : [];
-for (let i = 0; i < list.length && Atomics.load(state, list.length) === 0; i++) {
+const { bytes, ends, state, nums } = workerData;
+const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+for (let i = 0, start = 0; i < ends.length && Atomics.load(state, ends.length) === 0; start = ends[i++]) {
+  if (ends[i] === start) continue;
   let st;
-  try { st = fs.lstatSync(list[i], { throwIfNoEntry: false }); } catch { st = undefined; }
+  try { st = fs.lstatSync(buf.toString('utf8', start, ends[i]), { throwIfNoEntry: false }); } catch { st = undefined; }
   if (st && st.isFile()) { nums[2 * i] = st.size; nums[2 * i + 1] = st.mtimeMs; Atomics.store(state, i, ${AHEAD_FILE}); }
   else Atomics.store(state, i, ${AHEAD_NOT_FILE});
 }
 `;
+
+/** The index of `at` in the ascending `offsets`, or -1. */
+function slotOf(offsets: Uint32Array, at: number): number {
+  let lo = 0;
+  let hi = offsets.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const o = offsets[mid];
+    if (o === at) return mid;
+    if (o < at) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
 
 /** A stored cooked path with a `..` segment would name a file outside the cooked folder. */
 function outsideCooked(cookedFile: string): boolean {
