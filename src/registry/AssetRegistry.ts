@@ -30,7 +30,7 @@ import { initHash } from '../util/hash.js';
 import { Vfs } from '../vfs/Vfs.js';
 import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
-import { outcomeError, readOnPool, readThreadsNow, type ReadJob } from './readPool.js';
+import { outcomeError, readOnPool, type ReadJob } from './readPool.js';
 import { CACHE_FILE_NAME, decodeRegistryCache, encodeRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
 import { EntryTable } from './entryTable.js';
 import { encodeJournalFrame, JOURNAL_FILE_NAME, readJournal } from './registryJournal.js';
@@ -53,8 +53,9 @@ export interface RegistryOptions {
   concurrency?: number;
   /**
    * Worker threads that read packages when a call has many to read (a cold scan; readPool.ts).
-   * 0 reads on the main thread only. Default: one per core, at most 4, when the machine has an
-   * idle core as the call starts (load average below cores - 1), else none (`readThreadsNow`).
+   * Default 0: on the main thread only. On 2 cores, quiet (load 2-3), a cold 50k scan with 2 read
+   * threads took 1.16-1.30x the main thread's time alone and ~1.7x its CPU (each worker loads its
+   * modules, warms its JIT and heap, and encodes its answers); under load they gave no gain either.
    */
   readThreads?: number;
   /** Packages a call must read before it starts read threads (starting them costs tens of ms). Default 256. */
@@ -660,7 +661,7 @@ export class AssetRegistry {
     };
     /** Packages for the read threads (readPool.ts), when there are enough of them. */
     const poolFiles: WalkedFile[] = [];
-    const readThreads = this.readThreadsOpt ?? readThreadsNow();
+    const readThreads = this.readThreadsOpt ?? 0;
     const local: WalkedFile[] = [];
     for (const f of files) {
       const entry = this.entries.get(f.file);

@@ -94,17 +94,6 @@ export function defaultReadThreads(): number {
   return Math.min(4, cores());
 }
 
-/**
- * The read threads to start now when the caller did not choose: none while the machine has no
- * idle core (1-minute load average above cores - 1). Measured on 2 cores at load 25-37 (50k
- * cold scan): the threads gave no wall gain (1.07-1.10x the main thread alone) and cost 60-80%
- * more CPU (each worker loads its modules, warms its own JIT and heap, and encodes its answers),
- * CPU taken from whatever else runs. With a core idle, they take the reads off the main thread.
- */
-export function readThreadsNow(): number {
-  return os.loadavg()[0] > cores() - 1 ? 0 : defaultReadThreads();
-}
-
 interface Batch<T> {
   items: T[];
   jobs: ReadJob[];
