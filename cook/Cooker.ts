@@ -160,12 +160,6 @@ export interface CookerOpenOptions {
    */
   lock?: boolean;
   /**
-   * A full cook follows right away (cookProject): the cook cache's outputs are statted on a helper
-   * thread from here on, for that cook's pass over its assets (CookCache.statOutputsAhead). True:
-   * when the cache has at least 2000 entries; a number: at least that many.
-   */
-  statOutputsAhead?: boolean | number;
-  /**
    * Without `store`: the remote cache of `remoteCache` in the config, with these overrides (the
    * command line's) on top; false: none.
    */
@@ -219,9 +213,6 @@ const HELD_OUTPUT_BYTES = 128 << 20;
  * thread: a package cooks in milliseconds, a worker thread takes ~0.2 s of CPU to start.
  */
 const FEW_MISSES = 8;
-
-/** Below this many cache entries the outputs are statted by the pass itself: a helper thread costs more to start. */
-const STAT_AHEAD_MIN = 2000;
 
 /**
  * The cache pass stops queueing misses while a queue holds this many waiting, and goes on when it
@@ -341,23 +332,17 @@ export class Cooker {
     const scanProblems: Array<CookProblem & { guid?: string }> = [];
     let registry = opts.registry;
     let scanMs = 0;
-    const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
-    // The outputs' stats on the other core while the registry scans and the cook plans (a no-op's
-    // pass is mostly these stats); only for a cook that follows right away (CookCache.statOutputsAhead).
-    if (opts.statOutputsAhead !== undefined && opts.statOutputsAhead !== false && cache.size >= (opts.statOutputsAhead === true ? STAT_AHEAD_MIN : opts.statOutputsAhead)) cache.statOutputsAhead();
     if (!registry) {
       bus.emit({ type: 'START', phase: 'scan' });
       const t0 = performance.now();
-      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log, onProgress: (p) => bus.emit({ type: 'SCAN_PROGRESS', ...p }) }).catch((e: unknown) => {
-        cache.close();
-        throw e;
-      });
+      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log, onProgress: (p) => bus.emit({ type: 'SCAN_PROGRESS', ...p }) });
       registry = opened.registry;
       // Severities are decided by the cook, which knows what the roots reach (see classifyScanProblems).
       scanProblems.push(...opened.problems);
       scanMs = performance.now() - t0;
       bus.emit({ type: 'END', phase: 'scan', ms: scanMs, ok: true });
     }
+    const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
     const shaders = await ShaderRegistry.open(config);
     const cooker = new Cooker({ config, registry, cache, shaders, ci, log, bus, store: opts.store });
     // From now on a write into Saved/Cooked first removes its swept marker (cookedOutputs.ts).
@@ -832,8 +817,6 @@ export class Cooker {
       // A handful of misses in a re-cook (a one-file change) cook on this thread: starting a cook
       // worker (a thread that loads the cook's modules, ~0.2 s of CPU) costs more than they do.
       // A first cook, however small, cooks on the workers.
-      // Every asset was asked: later checks (a re-cook after a failed pak copy) stat for themselves.
-      this.cache.stopAhead();
       if (waiting?.length && !opts.signal?.aborted) {
         this.cookOnMain = summary.cached > 0;
         for (const m of waiting) enqueue(m.a, m.hit);

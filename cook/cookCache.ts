@@ -27,12 +27,11 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { errors, type LuminaError } from '../src/errors.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
 import { lstatInto, type LstatNumbers } from '../src/util/fastLstat.js';
 import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
-import { Arena, decodeHead, encodeHead, partsMatch, probeRecord, readEntry, recordBytes, recordCookedFile, recordCookMs, recordGuid, StringTable, writeEntry, type HitView } from './cookCacheCodec.js';
+import { Arena, decodeHead, encodeHead, partsMatch, probeRecord, readEntry, recordBytes, recordCookMs, recordGuid, StringTable, writeEntry, type HitView } from './cookCacheCodec.js';
 import { changedPart, COOK_FORMAT_VERSION, sameParts, type CookKey, type CookKeyPart, type CookKeyParts } from './cookKey.js';
 
 export { COOK_FORMAT_VERSION, canonicalJson, settingsHashes } from './cookKey.js';
@@ -111,11 +110,6 @@ export class CookCache {
   private journalOps = 0;
   /** check()'s stat numbers, reused for every output. */
   private readonly stat: LstatNumbers = { mtimeMs: 0, size: 0, isFile: false };
-  /**
-   * Output stats taken ahead on a helper thread (`statOutputsAhead`), one slot per record, found by
-   * the record's arena offset (`offsets`, ascending) and used once (`used`).
-   */
-  private ahead: { offsets: Uint32Array; used: Uint8Array; state: Int32Array; nums: Float64Array; worker: Worker; exited: Promise<void> } | undefined;
 
   private constructor(
     readonly file: string,
@@ -350,82 +344,8 @@ export class CookCache {
     if (at === undefined) return false;
     const b = this.arena.buf;
     if (!probeRecord(b, this.table, at, cookedFile, v) || !partsMatch(b, this.table, v, want(v.texture, v.classes))) return false;
-    const ahead = this.ahead;
-    const slot = ahead ? slotOf(ahead.offsets, at) : -1;
-    if (slot >= 0 && ahead!.used[slot] === 0) {
-      // Taken ahead for this very record (a set or remove puts the entry at a new offset), used
-      // once. Not taken yet: statted here. A miss is only "not provable here": check stats again.
-      ahead!.used[slot] = 1;
-      const state = Atomics.load(ahead!.state, slot);
-      if (state === AHEAD_FILE) return ahead!.nums[2 * slot] === v.cookedSize && ahead!.nums[2 * slot + 1] === v.cookedMtimeMs;
-      if (state === AHEAD_NOT_FILE) return false;
-    }
     const st = this.stat;
     return lstatInto(output, st) && st.isFile && st.size === v.cookedSize && st.mtimeMs === v.cookedMtimeMs;
-  }
-
-  /**
-   * Start statting every entry's output on a helper thread, for `probe` to use: a no-op cook's
-   * pass over its assets is mostly these stats, and on the machine's other core they overlap the
-   * registry scan and the plan instead of following them. The same lstat, taken earlier in the same
-   * cook: call it only right before that cook (cookProject), never on a cache a cook uses later
-   * (the daemon's). Each result is used once, for the entry it was taken for; `stopAhead` ends it.
-   */
-  statOutputsAhead(): void {
-    if (this.ahead) return;
-    // Slots by arena offset in typed arrays, the paths as bytes moved to the thread: at a million
-    // entries a Map by GUID and the path strings on both threads held ~150 MB more, on a no-op or
-    // patch near the 2 GiB line. Records are only appended (compact stops this first), so an
-    // entry set or removed after this moves to an offset with no slot.
-    const all = new Uint32Array(this.index.size);
-    let n = 0;
-    for (const at of this.index.values()) all[n++] = at;
-    const offsets = all.sort();
-    const ends = new Uint32Array(offsets.length);
-    let bytes = new Uint8Array(Math.max(1024, offsets.length * 96));
-    let len = 0;
-    for (let i = 0; i < offsets.length; i++) {
-      const f = recordCookedFile(this.arena.buf, offsets[i]);
-      // No path (an empty one): the thread leaves that slot "not yet", probe stats it itself.
-      if (f !== undefined && !outsideCooked(f)) {
-        const p = path.join(this.cookedDir, f);
-        const need = len + Buffer.byteLength(p);
-        if (need > bytes.byteLength) {
-          const grown = new Uint8Array(Math.max(need, bytes.byteLength * 2));
-          grown.set(bytes.subarray(0, len));
-          bytes = grown;
-        }
-        len += Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).write(p, len);
-      }
-      ends[i] = len;
-    }
-    // One state per slot plus the stop flag at the end; two numbers per slot.
-    const state = new Int32Array(new SharedArrayBuffer(4 * (offsets.length + 1)));
-    const nums = new Float64Array(new SharedArrayBuffer(16 * offsets.length));
-    let worker: Worker;
-    try {
-      worker = new Worker(AHEAD_WORKER, { eval: true, workerData: { bytes, ends, state, nums }, transferList: [bytes.buffer, ends.buffer] });
-    } catch {
-      return; // no helper thread: probe stats each output itself
-    }
-    worker.unref();
-    worker.on('error', () => {}); // a stat it could not take stays "not yet": probe takes it
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    this.ahead = { offsets, used: new Uint8Array(offsets.length), state, nums, worker, exited };
-  }
-
-  /** Resolves when the helper thread of statOutputsAhead has statted everything (or stopped). */
-  async aheadDone(): Promise<void> {
-    await this.ahead?.exited;
-  }
-
-  /** Stop the stats taken ahead (the pass is over); probe stats every output itself again. */
-  stopAhead(): void {
-    const a = this.ahead;
-    if (!a) return;
-    this.ahead = undefined;
-    Atomics.store(a.state, a.state.length - 1, 1);
-    void a.worker.terminate().catch(() => {});
   }
 
   /**
@@ -492,7 +412,6 @@ export class CookCache {
    * memory too), then empty the journal.
    */
   async compact(): Promise<void> {
-    this.stopAhead(); // the records move: the stats taken ahead are found by offset
     await initHash();
     const live = Buffer.allocUnsafe(Math.max(1 << 16, this.arena.used - this.dead));
     let used = 0;
@@ -529,41 +448,9 @@ export class CookCache {
 
   /** Close the journal (what was appended stays). */
   close(): void {
-    this.stopAhead();
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
   }
-}
-
-const AHEAD_FILE = 1;
-const AHEAD_NOT_FILE = 2;
-/** statOutputsAhead's thread: lstat each path, numbers first, then its state (Atomics: the reader sees the numbers). */
-const AHEAD_WORKER = `
-const { workerData } = require('node:worker_threads');
-const fs = require('node:fs');
-const { bytes, ends, state, nums } = workerData;
-const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-for (let i = 0, start = 0; i < ends.length && Atomics.load(state, ends.length) === 0; start = ends[i++]) {
-  if (ends[i] === start) continue;
-  let st;
-  try { st = fs.lstatSync(buf.toString('utf8', start, ends[i]), { throwIfNoEntry: false }); } catch { st = undefined; }
-  if (st && st.isFile()) { nums[2 * i] = st.size; nums[2 * i + 1] = st.mtimeMs; Atomics.store(state, i, ${AHEAD_FILE}); }
-  else Atomics.store(state, i, ${AHEAD_NOT_FILE});
-}
-`;
-
-/** The index of `at` in the ascending `offsets`, or -1. */
-function slotOf(offsets: Uint32Array, at: number): number {
-  let lo = 0;
-  let hi = offsets.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const o = offsets[mid];
-    if (o === at) return mid;
-    if (o < at) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
 }
 
 /** A stored cooked path with a `..` segment would name a file outside the cooked folder. */

@@ -520,26 +520,3 @@ export function partsMatch(b: Buffer, table: StringTable, v: HitView, want: Cook
   }
   return true;
 }
-
-/** The cooked file (relative path) of the record at `offset`, decoding nothing else; undefined when malformed. */
-export function recordCookedFile(b: Buffer, offset: number): string | undefined {
-  if (offset + 4 > b.byteLength) return undefined;
-  const end = offset + 4 + b.readUInt32LE(offset);
-  if (end > b.byteLength) return undefined;
-  let at = offset + 4;
-  for (let k = 0; k < 2; k++) {
-    const n = strBytes(b, at, end); // guid, key
-    if (n < 0) return undefined;
-    at += n;
-  }
-  if (at >= end) return undefined;
-  const parts = b[at++];
-  for (let k = 0; k < 2 * parts; k++) {
-    const n = strBytes(b, at, end);
-    if (n < 0) return undefined;
-    at += n;
-  }
-  if (at + 5 > end || b[at] !== TAG_UTF8) return undefined;
-  const len = b.readUInt32LE(at + 1);
-  return at + 5 + len > end ? undefined : b.toString('utf8', at + 5, at + 5 + len);
-}

@@ -9,10 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cooker } from '../../cook/Cooker.js';
 import { cachedResult } from '../../cook/cookAsset.js';
-import { cookProject } from '../../cook/cookProject.js';
-import { generateProject } from '../../samples/index.js';
 import { CookCache, emptyHitView, type CacheEntry } from '../../cook/cookCache.js';
 import { cookKeyFor, type CookKeyParts } from '../../cook/cookKey.js';
 import { HeldResults } from '../../cook/heldResults.js';
@@ -145,90 +142,5 @@ describe('cache probe (the no-op pass)', () => {
     expect(r).toEqual({ checked: [true], probed: [false] });
     expect(cache.probe(g(8), want(odd[0]), odd[0].rel, path.join(cookedDir, 'Game', 'Props', 'Tür.lasset'), emptyHitView())).toBe(false);
     cache.close();
-  });
-});
-
-describe('output stats taken ahead (CookCache.statOutputsAhead)', () => {
-  it('sees outputs deleted, resized, touched or replaced by a symlink before it ran; and each stat serves once (probe used the stat the helper took)', async () => {
-    const { cookedDir, cache } = await project(base);
-    const out = (i: number) => path.join(cookedDir, ...base[i].rel.split('/'));
-    fs.rmSync(out(0));
-    fs.writeFileSync(out(1), Buffer.alloc(7));
-    const st = fs.statSync(out(2));
-    fs.utimesSync(out(2), st.atime, new Date(st.mtimeMs + 5000));
-    fs.renameSync(out(3), `${out(3)}.real`);
-    fs.symlinkSync(`${out(3)}.real`, out(3));
-    cache.statOutputsAhead();
-    await cache.aheadDone();
-    const v = emptyHitView();
-    const probe = (i: number) => cache.probe(base[i].guid, want(base[i]), base[i].rel, out(i), v);
-    expect([0, 1, 2, 3, 4].map(probe)).toEqual([false, false, false, false, true]);
-
-    // Asset 4's stat was the helper's (taken as the cook started, before this edit); it serves
-    // once: the next probe stats for itself and sees the edit.
-    const fresh = await project(base.slice(0, 1));
-    fresh.cache.statOutputsAhead();
-    await fresh.cache.aheadDone();
-    const f0 = path.join(fresh.cookedDir, ...base[0].rel.split('/'));
-    fs.writeFileSync(f0, Buffer.alloc(3));
-    const again = () => fresh.cache.probe(base[0].guid, want(base[0]), base[0].rel, f0, v);
-    expect(again()).toBe(true);
-    expect(again()).toBe(false);
-    fresh.cache.close();
-    cache.close();
-  });
-
-  it('its stat is used for the entry it was taken for, once: an entry set again after it ran is statted by probe', async () => {
-    const { cookedDir, cache } = await project(base);
-    cache.statOutputsAhead();
-    await cache.aheadDone();
-    const out = path.join(cookedDir, ...base[0].rel.split('/'));
-    // Re-cooked after the helper's stat: another size, recorded anew.
-    fs.writeFileSync(out, Buffer.alloc(5));
-    const e = cache.peek(base[0].guid)!;
-    cache.set(base[0].guid, { key: e.key, parts: e.parts }, { ...e }, fs.statSync(out));
-    expect(cache.probe(base[0].guid, want(base[0]), base[0].rel, out, emptyHitView())).toBe(true);
-    cache.close();
-  });
-  it('a compaction moves the records: stats taken ahead are not used for the record now at another one\'s offset', async () => {
-    const { cookedDir, cache } = await project(base.slice(0, 2));
-    const out = (i: number) => path.join(cookedDir, ...base[i].rel.split('/'));
-    fs.rmSync(out(0)); // the first record's stat: no file
-    cache.statOutputsAhead();
-    await cache.aheadDone();
-    cache.delete(base[0].guid);
-    await cache.compact(); // the second record now starts where the first one did
-    expect(cache.probe(base[1].guid, want(base[1]), base[1].rel, out(1), emptyHitView())).toBe(true);
-    cache.close();
-  });
-});
-
-describe('a no-op cook with its outputs statted ahead', () => {
-  it('re-cooks an output deleted and one edited since the last cook, to the same bytes and paks', { timeout: 300_000 }, async () => {
-    const root = await tempDir('lumina-ahead-');
-    dirs.push(root);
-    await generateProject({ out: root, assets: 300, seed: 3, textureEncoder: 'rgba8' });
-    const first = await cookProject({ projectDir: root, report: false });
-    expect(first.ok).toBe(true);
-    const shipped = first.assetReports.filter((a) => a.status === 'cooked' && a.path.endsWith('.lasset'));
-    const [gone, edited] = [shipped[0], shipped[Math.floor(shipped.length / 2)]].map((a) => path.join(first.cookedDir, ...a.path.split('/').filter(Boolean)));
-    const goneBytes = fs.readFileSync(gone);
-    const editedBytes = fs.readFileSync(edited);
-    const paks = first.paks.map((p) => fs.readFileSync(p.file));
-    fs.rmSync(gone);
-    fs.writeFileSync(edited, Buffer.alloc(editedBytes.byteLength, 0x5a)); // same size, other bytes, new mtime
-
-    const cooker = await Cooker.open({ projectDir: root, statOutputsAhead: 1 });
-    let s: Awaited<ReturnType<Cooker['cook']>>;
-    try {
-      s = await cooker.cook({ report: false });
-    } finally {
-      cooker.close();
-    }
-    expect(s.ok).toBe(true);
-    expect({ cooked: s.cooked, recooked: s.recooked }).toEqual({ cooked: 2, recooked: { output: 2 } });
-    expect(fs.readFileSync(gone).equals(goneBytes)).toBe(true);
-    expect(fs.readFileSync(edited).equals(editedBytes)).toBe(true);
-    expect(s.paks.map((p) => fs.readFileSync(p.file).equals(paks[first.paks.findIndex((q) => q.file === p.file)]))).toEqual(s.paks.map(() => true));
   });
 });
