@@ -89,15 +89,20 @@ export class HeldResults {
     return i !== undefined && (this.flags[i] & (SET | OUTPUT)) === (SET | OUTPUT);
   }
 
-  set(guid: string, r: AssetCookResult): this {
-    const i = this.slotOf.get(guid);
-    if (i === undefined) throw new Error(`HeldResults: ${guid} is not an asset of this cook`);
+  /** Before a slot is written: count it once, and drop what its previous result kept on the side. */
+  private clearSlot(i: number): void {
     if (!(this.flags[i] & SET)) this.count++;
     this.oddIdentity.delete(i);
     this.oddOutput.delete(i);
     this.oddCookedXxh64.delete(i);
     this.errors.delete(i);
     this.held.delete(i);
+  }
+
+  set(guid: string, r: AssetCookResult): this {
+    const i = this.slotOf.get(guid);
+    if (i === undefined) throw new Error(`HeldResults: ${guid} is not an asset of this cook`);
+    this.clearSlot(i);
     let f = SET;
     this.status[i] = STATUSES.indexOf(r.status);
     this.reason[i] = r.reason === undefined ? 0 : this.reasonIndex(r.reason);
@@ -146,12 +151,7 @@ export class HeldResults {
     const i = this.slotOf.get(guid);
     if (i === undefined) throw new Error(`HeldResults: ${guid} is not an asset of this cook`);
     if (!(Number.isSafeInteger(v.rawSize) && v.rawSize >= 0 && Number.isSafeInteger(v.cookedSize) && v.cookedSize >= 0)) return false;
-    if (!(this.flags[i] & SET)) this.count++;
-    this.oddIdentity.delete(i);
-    this.oddOutput.delete(i);
-    this.oddCookedXxh64.delete(i);
-    this.errors.delete(i);
-    this.held.delete(i);
+    this.clearSlot(i);
     this.status[i] = 0; // cached
     this.reason[i] = 0;
     const nums = i * F_COUNT;
