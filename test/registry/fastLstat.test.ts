@@ -1,11 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lstatFastPath, lstatInto, type LstatNumbers } from '../../src/util/fastLstat.js';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
-import { g, makeProject, type TempProject } from './fixtures.js';
+import { g, makeProject, scanInChild as scanChild, type TempProject } from './fixtures.js';
 
 let p: TempProject;
 beforeEach(() => {
@@ -13,12 +10,7 @@ beforeEach(() => {
 });
 afterEach(() => p.cleanup());
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const child = path.join(repo, 'test', 'registry', 'scanChild.ts');
-const scanInChild = (plain: boolean) =>
-  JSON.parse(
-    execFileSync(process.execPath, ['--import', 'tsx', child, p.dir], { cwd: repo, env: { ...process.env, LUMINA_PLAIN_LSTAT: plain ? '1' : '' }, encoding: 'utf8' }),
-  ) as { fast: boolean; assets: number; read: number; cached: number; rehashed: number; problems: number };
+const scanInChild = (plain: boolean) => scanChild(p.dir, { LUMINA_PLAIN_LSTAT: plain ? '1' : '' });
 
 describe('lstat of walked files', () => {
   it('gives exactly what fs.lstatSync gives (sub-millisecond mtimes, sizes), false for a missing path, and no file for a folder or a symlink', () => {

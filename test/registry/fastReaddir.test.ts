@@ -1,11 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
 import { DIRENT_DIR, DIRENT_FILE, readdirFastPath, readdirTypes } from '../../src/util/fastReaddir.js';
-import { bumpMtime, g, makeProject, type TempProject } from './fixtures.js';
+import { bumpMtime, g, makeProject, scanInChild as scanChild, type TempProject } from './fixtures.js';
 
 let p: TempProject;
 beforeEach(() => {
@@ -13,12 +10,7 @@ beforeEach(() => {
 });
 afterEach(() => p.cleanup());
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const child = path.join(repo, 'test', 'registry', 'scanChild.ts');
-const scanInChild = (plain: boolean) =>
-  JSON.parse(
-    execFileSync(process.execPath, ['--import', 'tsx', child, p.dir], { cwd: repo, env: { ...process.env, LUMINA_PLAIN_READDIR: plain ? '1' : '' }, encoding: 'utf8' }),
-  ) as { fastReaddir: boolean; digest: string; assets: number; read: number; cached: number; removed: number; problems: number };
+const scanInChild = (plain: boolean) => scanChild(p.dir, { LUMINA_PLAIN_READDIR: plain ? '1' : '' });
 
 /** fs.readdirSync's answer in readdirTypes' terms. */
 function publicAnswer(dir: string): { names: string[]; types: number[] } {

@@ -1,7 +1,9 @@
 /** Real temp projects for the registry tests: lumina-cook.json, /Game content and a plugin. */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadConfig, type ProjectConfig } from '../../config/index.js';
 import { buildPackage, hard, soft } from '../../src/format/packageBuilder.js';
 import type { ImportEntry } from '../../src/format/packageTypes.js';
@@ -78,4 +80,24 @@ export function bumpMtime(file: string, seconds = 10): void {
   const s = fs.statSync(file);
   const t = new Date(s.mtimeMs + seconds * 1000);
   fs.utimesSync(file, t, t);
+}
+
+/** What scanChild.ts prints: the scan's counts, which fast paths were in use, a digest of every record. */
+export interface ChildScan {
+  fast: boolean;
+  fastReaddir: boolean;
+  digest: string;
+  assets: number;
+  read: number;
+  cached: number;
+  rehashed: number;
+  problems: number;
+}
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Scan the project in `dir` in a child process (scanChild.ts) with `env` on top of this one's. */
+export function scanInChild(dir: string, env: Record<string, string>): ChildScan {
+  const child = path.join(repo, 'test', 'registry', 'scanChild.ts');
+  return JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', child, dir], { cwd: repo, env: { ...process.env, ...env }, encoding: 'utf8' })) as ChildScan;
 }
