@@ -30,6 +30,7 @@ import { initHash } from '../util/hash.js';
 import { Vfs } from '../vfs/Vfs.js';
 import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
+import { RecordInterner } from './recordIntern.js';
 import { outcomeError, readOnPool, type ReadJob } from './readPool.js';
 import { CACHE_FILE_NAME, decodeRegistryCache, encodeRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
 import { EntryTable } from './entryTable.js';
@@ -170,6 +171,8 @@ export class AssetRegistry {
   private journalOps = 0;
   private journalFd: number | undefined;
   private pendingProblems: ScanProblem[] = [];
+  /** Shared parts of the records one `process` call reads; dropped when it returns. */
+  private interner: RecordInterner | undefined;
 
   private constructor(readonly config: ProjectConfig, opts: RegistryOptions) {
     this.log = opts.log ?? silentLogger;
@@ -764,6 +767,8 @@ export class AssetRegistry {
     report(true);
     await queue.onIdle();
     report(true);
+    // Its maps are as large as the set of GUIDs imported; the records keep what they share.
+    this.interner = undefined;
     return batch;
   }
 
@@ -777,6 +782,9 @@ export class AssetRegistry {
   }
 
   private entryOf(f: WalkedFile, record: AssetRecord, sidecar: FileStat | undefined, gen: number): Entry {
+    // Records read from files share GUIDs, class names and dependency objects as thawed ones do.
+    this.interner ??= new RecordInterner((g) => this.winners.get(g)?.guid);
+    this.interner.record(record);
     return {
       file: f.file,
       guid: record.guid,

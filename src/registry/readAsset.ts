@@ -24,6 +24,8 @@ import { SIDECAR_EXT, statOrNull, type FileStat } from './walkMount.js';
 import { readAt } from '../util/readAt.js';
 
 const CHUNK = 256 * 1024;
+const PACKAGE_EXT = '.lasset';
+const PACKAGE_EXT_RE = /\.lasset$/i;
 const pool: Buffer[] = [];
 
 /** Borrow a read buffer; concurrent reads each get their own, and they are reused across files. */
@@ -130,11 +132,18 @@ export async function readPackageRecord(at: Located, stat: FileStat): Promise<As
   if (i < 0) throw errors.assetMissing(at.file, stem);
   const exp = tables.exports[i];
   if (exp.objectGuid === NULL_GUID) throw errors.packageInvalid(at.file, `export[${i}].objectGuid`, tables.header.exportTableOffset, 'the asset export has a null GUID');
+  // name and packagePath as slices of virtualPath, as thawRecord makes them (V8 keeps a slice as a
+  // pointer into its parent): one path string per record, not three. Same values: the virtual
+  // path's last part is the file's name.
+  const vp = at.virtualPath;
+  const end = vp.length - PACKAGE_EXT.length;
+  const name = PACKAGE_EXT_RE.test(vp) ? vp.slice(vp.lastIndexOf('/') + 1, end) : undefined;
+  const sliced = name === stem;
   return {
     guid: exp.objectGuid,
-    name: stem,
+    name: sliced ? name : stem,
     className: exp.className ?? '',
-    packagePath: at.virtualPath.replace(/\.lasset$/i, ''),
+    packagePath: sliced ? vp.slice(0, end) : vp.replace(PACKAGE_EXT_RE, ''),
     virtualPath: at.virtualPath,
     file: at.file,
     mount: at.mount,
