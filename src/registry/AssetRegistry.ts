@@ -32,7 +32,8 @@ import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
 import { RecordInterner } from './recordIntern.js';
 import { outcomeError, readOnPool, type ReadJob } from './readPool.js';
-import { CACHE_FILE_NAME, decodeRegistryCache, encodeRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
+import { CACHE_FILE_NAME, encodeRegistryCache, entryAt, indexRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
+import { RowFolder } from './rowFolder.js';
 import { EntryTable } from './entryTable.js';
 import { encodeJournalFrame, JOURNAL_FILE_NAME, readJournal } from './registryJournal.js';
 import type { AssetDependency, AssetRecord, ScanProblem, ScanResult } from './types.js';
@@ -154,8 +155,21 @@ export class AssetRegistry {
 
   /** Cache: every file read, by absolute path, including files no mount shows now. */
   private readonly entries = new EntryTable<Entry>();
-  /** GUID -> the asset. */
+  /**
+   * GUID -> the asset. Built on first need (`ensureWinners`): while `pending`, the live entries of
+   * the table are the truth and this map is empty. A warm scan whose live entries are all unchanged
+   * rows of the loaded snapshot (distinct GUIDs) stays pending, so a scan alone never builds it.
+   */
   private readonly winners = new Map<string, Entry>();
+  private pending = true;
+  /** While pending: the assets (live entries) after the last batch. */
+  private pendingCount = 0;
+  /** The loaded snapshot names no GUID twice (see `pendingAssets`). */
+  private snapshotDistinct = false;
+  /** A batch is between its start and its apply. */
+  private batchOpen = false;
+  /** The GUID map was built while a batch was open: that batch's apply rebuilds it from the table. */
+  private builtMidBatch = false;
   /** GUIDs claimed by more than one live file: every claimant, sorted by file; [0] is the winner. */
   private readonly dupes = new Map<string, Entry[]>();
   /** Bumped per batch; an entry seen in this batch carries the current value. */
@@ -203,6 +217,7 @@ export class AssetRegistry {
   // ---- queries ----
 
   get(guid: string): AssetRecord | undefined {
+    this.ensureWinners();
     const e = this.winners.get(guid.toLowerCase());
     return e && thawRecord(e);
   }
@@ -229,6 +244,7 @@ export class AssetRegistry {
 
   /** The asset whose virtual path (`/Game/X.lasset`, `/Game/UI/Hud.rml`) is `p`. */
   byVirtualPath(p: string): AssetRecord | undefined {
+    this.ensureWinners();
     for (const m of this.content) {
       if (!p.startsWith(m.alias + '/')) continue;
       const e = this.entries.get(m.dir + path.sep + toDiskRel(p.slice(m.alias.length + 1)));
@@ -238,6 +254,7 @@ export class AssetRegistry {
   }
 
   byFile(abs: string): AssetRecord | undefined {
+    this.ensureWinners();
     const e = this.entries.get(path.resolve(abs));
     return e && this.winners.get(e.guid) === e ? thawRecord(e) : undefined;
   }
@@ -248,12 +265,13 @@ export class AssetRegistry {
    * cost seconds and tens of MiB).
    */
   all(): readonly AssetRecord[] {
+    this.ensureWinners();
     this.sorted ??= Object.freeze([...this.winners.values()].map(thawRecord).sort((a, b) => byString(a.guid, b.guid)));
     return this.sorted;
   }
 
   get size(): number {
-    return this.winners.size;
+    return this.pending ? this.pendingCount : this.winners.size;
   }
 
   /** The asset's imports in import-table order (targets may be missing from the registry); [] for an unknown GUID. */
@@ -295,6 +313,8 @@ export class AssetRegistry {
 
   /** Listen for changes; returns an unsubscribe function. Listener errors are logged, never thrown. */
   onChange(listener: RegistryListener): () => void {
+    // A listener hears each change against the state before it: that needs the GUID map.
+    this.ensureWinners();
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -357,7 +377,21 @@ export class AssetRegistry {
     }
     if (bytes) {
       try {
-        decodeRegistryCache(bytes, this.cacheFile, (dir, name, e) => this.entries.setIn(dir, name, e));
+        // Rows are checked here, but a package-only folder's entries are built only when
+        // something asks for them (rowFolder.ts): a warm no-op scan matches them in the walk.
+        const loaded = indexRegistryCache(bytes, this.cacheFile);
+        this.snapshotDistinct = loaded.distinctGuids;
+        for (const f of loaded.folders) {
+          if (f.lazy && loaded.distinctGuids) {
+            this.entries.setLazy(f.dir, new RowFolder(loaded.image, f));
+            continue;
+          }
+          const row = { name: '' };
+          for (const at of f.rows) {
+            const e = entryAt(loaded.image, at, f.dirSep, true, row);
+            this.entries.setIn(f.dir, row.name, e);
+          }
+        }
         this.cacheStatus = 'loaded';
         this.needsSnapshot = false;
       } catch (e) {
@@ -516,8 +550,11 @@ export class AssetRegistry {
     const gen = ++this.gen;
     const walked: WalkedFile[] = [];
     const batch: Batch = { upserts: [], removals: [] };
+    this.batchOpen = true;
     let lastDir: string | undefined;
     let inDir: ReadonlyMap<string, Entry> | undefined;
+    /** The folder's rows when it is held unbuilt (rowFolder.ts) under this mount. */
+    let rows: RowFolder | undefined;
     for (const m of this.content) {
       walkMount(m.dir, m, m.alias, {
         skipDirs: this.otherMountDirs(m.dir),
@@ -529,6 +566,17 @@ export class AssetRegistry {
         unchanged: (dir, name, mtimeMs, size) => {
           if (dir !== lastDir) {
             lastDir = dir;
+            const held = this.entries.slot(dir);
+            rows = held instanceof RowFolder && held.mount.alias === m.alias && held.mount.dir === m.dir ? held : undefined;
+            inDir = rows !== undefined ? undefined : this.entries.folder(dir);
+          }
+          if (rows !== undefined) {
+            if (rows.matchNext(gen, name, mtimeMs, size)) {
+              result.cached++;
+              return true;
+            }
+            // Not the next row: build the folder (the rows matched so far are seen in it).
+            rows = undefined;
             inDir = this.entries.folder(dir);
           }
           const e = inDir?.get(name);
@@ -541,8 +589,19 @@ export class AssetRegistry {
     }
     await this.process(walked, result, gen, onProgress, batch);
     // Reap: cache entries under a walked mount that this walk did not see. Entries elsewhere
-    // (a disabled plugin's content) are kept, and stay out of the registry.
-    for (const e of this.entries.values()) {
+    // (a disabled plugin's content) are kept, and stay out of the registry. A folder still held
+    // as rows stays so only when the walk matched every row; otherwise it is built, and its
+    // rows the walk did not see are dropped with the rest.
+    for (const [dir, held] of [...this.entries.lazyFolders()]) {
+      const f = held as RowFolder;
+      if (f.allSeenIn(gen)) {
+        f.gen = gen;
+        f.live = true;
+      } else if (f.cursorGen === gen || this.underWalkedMount(f.dirSep)) {
+        this.entries.built(dir);
+      }
+    }
+    for (const e of this.entries.builtValues()) {
       if (e.gen === gen || !this.underWalkedMount(e.file)) continue;
       this.dropEntry(e.file, e, batch, result);
     }
@@ -566,6 +625,9 @@ export class AssetRegistry {
   }
 
   private async doUpdate(paths: readonly string[], wantChange: boolean): Promise<{ result: ScanResult; change: RegistryChange }> {
+    // The change is told against the state before: build the GUID map first.
+    this.ensureWinners();
+    this.batchOpen = true;
     const t0 = performance.now();
     const result = this.newResult();
     const gen = ++this.gen;
@@ -614,9 +676,10 @@ export class AssetRegistry {
   /** Apply a scan's or an update's batch, save, and close its result. */
   private async finish(batch: Batch, result: ScanResult, allDuplicates: boolean, t0: number, wantChange = false): Promise<{ result: ScanResult; change: RegistryChange }> {
     const change = this.apply(batch, result, allDuplicates, wantChange);
+    this.batchOpen = false;
     await this.saveIfDirty(result.problems);
     sortProblems(result.problems);
-    result.assets = this.winners.size;
+    result.assets = this.size;
     result.ms = performance.now() - t0;
     return { result, change };
   }
@@ -799,6 +862,7 @@ export class AssetRegistry {
       image: undefined,
       gen,
       live: true,
+      snapshot: false,
     };
   }
 
@@ -846,7 +910,26 @@ export class AssetRegistry {
    */
   private apply(batch: Batch, result: ScanResult, allDuplicates: boolean, wantChange: boolean): RegistryChange {
     // The first batch after open starts empty: everything is added, no before-image is needed.
-    const fresh = this.winners.size === 0;
+    let fresh = this.winners.size === 0;
+    if (this.pending || this.builtMidBatch) {
+      // The table holds what this batch did: count the assets from it, or build the map from it.
+      this.sorted = null;
+      const n = this.pending && this.listeners.size === 0 && !wantChange ? this.pendingAssets() : null;
+      if (n !== null) {
+        this.pendingCount = n;
+        return { added: [], changed: [], removed: [] };
+      }
+      this.winners.clear();
+      this.dupes.clear();
+      this.refs = null;
+      this.pending = true;
+      this.builtMidBatch = false;
+      this.batchOpen = false;
+      this.ensureWinners();
+      batch = { upserts: [], removals: [] };
+      fresh = true;
+      allDuplicates = true;
+    }
     if (batch.upserts.length > 0 || batch.removals.length > 0) this.sorted = null;
     const before = new Map<string, Entry | undefined>();
     const touch = (guid: string) => {
@@ -913,6 +996,44 @@ export class AssetRegistry {
     return change;
   }
 
+  /**
+   * While pending: the number of live entries when every one is an unchanged row of the loaded
+   * snapshot (whose GUIDs are distinct, so they are as many assets, and no duplicate to report),
+   * else null (the GUID map must be built to tell).
+   */
+  private pendingAssets(): number | null {
+    if (!this.snapshotDistinct) return null;
+    let n = 0;
+    for (const [, held] of this.entries.lazyFolders()) if ((held as RowFolder).live) n += held.count;
+    for (const e of this.entries.builtValues()) {
+      if (!e.live) continue;
+      if (!e.snapshot) return null;
+      n++;
+    }
+    return n;
+  }
+
+  /** Build the GUID map from the table's live entries (each GUID's claimants sorted by file), once. */
+  private ensureWinners(): void {
+    if (!this.pending) return;
+    this.pending = false;
+    if (this.batchOpen) this.builtMidBatch = true;
+    for (const e of this.entries.values()) {
+      if (!e.live) continue;
+      const w = this.winners.get(e.guid);
+      if (w === undefined) {
+        this.winners.set(e.guid, e);
+        continue;
+      }
+      const list = this.dupes.get(e.guid) ?? [w];
+      let i = list.length;
+      while (i > 0 && list[i - 1].file > e.file) i--;
+      list.splice(i, 0, e);
+      this.dupes.set(e.guid, list);
+      this.winners.set(e.guid, list[0]);
+    }
+  }
+
   private setWinner(rec: Entry): void {
     const prev = this.winners.get(rec.guid);
     if (prev === rec) return;
@@ -922,6 +1043,7 @@ export class AssetRegistry {
   }
 
   private referrerIndex(): ReferrerIndex {
+    this.ensureWinners();
     if (this.refs) return this.refs;
     this.refs = new Map();
     for (const e of this.winners.values()) this.index(e);

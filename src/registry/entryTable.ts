@@ -11,8 +11,14 @@
  */
 import path from 'node:path';
 
+/** A folder whose entries are not built yet; `materialize` builds them once, in name order. */
+export interface LazyFolder<E> {
+  readonly count: number;
+  materialize(): Map<string, E>;
+}
+
 export class EntryTable<E> {
-  private readonly folders = new Map<string, Map<string, E>>();
+  private readonly folders = new Map<string, Map<string, E> | LazyFolder<E>>();
   private count = 0;
   /** The folder `setIn` filled last: the cache load inserts a folder's rows in a run. */
   private lastDir: string | undefined;
@@ -24,12 +30,42 @@ export class EntryTable<E> {
 
   /** The entries of one folder by file name (the folder exactly as the files' paths spell it). */
   folder(dir: string): ReadonlyMap<string, E> | undefined {
+    return this.built(dir);
+  }
+
+  /** The folder as held: its entries, or the unbuilt folder (the warm walk's look; nothing is built). */
+  slot(dir: string): ReadonlyMap<string, E> | LazyFolder<E> | undefined {
     return this.folders.get(dir);
+  }
+
+  /** Hold a folder unbuilt (the cache load). Replaces whatever the table held for `dir`. */
+  setLazy(dir: string, lazy: LazyFolder<E>): void {
+    const before = this.folders.get(dir);
+    if (before !== undefined) this.count -= before instanceof Map ? before.size : before.count;
+    this.folders.set(dir, lazy);
+    this.count += lazy.count;
+    if (dir === this.lastDir) this.lastDir = this.lastNames = undefined;
+  }
+
+  /** The folders still unbuilt, with their folder paths. */
+  *lazyFolders(): IterableIterator<[string, LazyFolder<E>]> {
+    for (const [dir, f] of this.folders) if (!(f instanceof Map)) yield [dir, f];
+  }
+
+  /** The folder's entries, built now if it was held unbuilt. */
+  built(dir: string): Map<string, E> | undefined {
+    const f = this.folders.get(dir);
+    if (f === undefined || f instanceof Map) return f;
+    const names = f.materialize();
+    this.count += names.size - f.count;
+    if (names.size === 0) this.folders.delete(dir);
+    else this.folders.set(dir, names);
+    return names.size === 0 ? undefined : names;
   }
 
   get(file: string): E | undefined {
     const i = file.lastIndexOf(path.sep);
-    return this.folders.get(file.slice(0, i))?.get(file.slice(i + 1));
+    return this.built(file.slice(0, i))?.get(file.slice(i + 1));
   }
 
   set(file: string, e: E): void {
@@ -39,7 +75,7 @@ export class EntryTable<E> {
 
   /** `set` for a caller that already has the folder and the name apart (the cache load). */
   setIn(dir: string, name: string, e: E): void {
-    let names = dir === this.lastDir ? this.lastNames : this.folders.get(dir);
+    let names = dir === this.lastDir ? this.lastNames : this.built(dir);
     if (names === undefined) this.folders.set(dir, (names = new Map()));
     this.lastDir = dir;
     this.lastNames = names;
@@ -51,7 +87,7 @@ export class EntryTable<E> {
   delete(file: string): boolean {
     const i = file.lastIndexOf(path.sep);
     const dir = file.slice(0, i);
-    const names = this.folders.get(dir);
+    const names = this.built(dir);
     if (names === undefined || !names.delete(file.slice(i + 1))) return false;
     this.count--;
     if (names.size === 0) {
@@ -67,8 +103,14 @@ export class EntryTable<E> {
     this.count = 0;
   }
 
-  /** Every entry, folder by folder. Deleting the entry being visited is safe (Map iteration). */
+  /** Every entry, folder by folder (unbuilt folders built first). Deleting the entry being visited is safe (Map iteration). */
   *values(): IterableIterator<E> {
-    for (const names of this.folders.values()) yield* names.values();
+    for (const dir of [...this.folders.keys()]) if (!(this.folders.get(dir) instanceof Map)) this.built(dir);
+    for (const names of this.folders.values()) yield* (names as Map<string, E>).values();
+  }
+
+  /** The entries of the folders already built; unbuilt folders are left as they are. */
+  *builtValues(): IterableIterator<E> {
+    for (const names of this.folders.values()) if (names instanceof Map) yield* names.values();
   }
 }

@@ -62,15 +62,26 @@ export interface CacheEntry {
   image: CacheImage | undefined;
   gen: number;
   live: boolean;
+  /**
+   * Built from a row of the snapshot the registry loaded, GUID unchanged. While every live entry
+   * is such a row (and the snapshot's GUIDs are distinct) no two live entries share a GUID, so a
+   * scan can count the assets without building the GUID map (AssetRegistry's `pending`).
+   */
+  snapshot: boolean;
 }
 
 /** The decoded cache file, kept while any entry is not thawed yet. */
 export interface CacheImage {
   bytes: Buffer;
-  guids: string[];
+  /** GUID strings by index, decoded on first use (`guidAt`): a warm no-op scan needs none. */
+  guids: Array<string | undefined>;
+  /** Where the GUID table's 16-byte entries start in `bytes`. */
+  guidsAt: number;
   strings: string[];
   mounts: Array<{ alias: string; dir: string }>;
   depObjects: Array<AssetDependency | undefined>;
+  /** Over `bytes`, made by the first `rowMatches` (a DataView read is cheaper than readDoubleLE). */
+  view?: DataView;
 }
 
 /**
@@ -188,6 +199,93 @@ export function encodeRegistryCache(entries: Iterable<CacheRecord>): Buffer {
  * and an entry's `file` is that folder's `dir + sep` joined to its name.
  */
 export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir: string, name: string, e: CacheEntry) => void): CacheEntry[] {
+  const out: CacheEntry[] = [];
+  readRows(bytes, file, (image, at, folder) => {
+    const e = entryAt(image, at, folder.dirSep, false, rowName);
+    out.push(e);
+    onEntry?.(folder.dir, rowName.name, e);
+  });
+  return out;
+}
+
+/**
+ * One folder's rows in a checked cache image (`indexRegistryCache`), in file order, which is name
+ * order within a folder. `lazy` is true when every row is a package with an ASCII name under one
+ * mount: such a folder can be matched against a listing byte by byte (`rowMatches`) without an
+ * entry per row.
+ */
+export interface CacheFolderRows {
+  dir: string;
+  /** `dir + sep`. */
+  dirSep: string;
+  mountIndex: number;
+  /** Byte offsets of the rows in the image. */
+  rows: number[];
+  lazy: boolean;
+}
+
+/** A checked cache image with its rows grouped by folder (nothing built per row). */
+export interface IndexedCache {
+  image: CacheImage;
+  folders: CacheFolderRows[];
+  rowCount: number;
+  /** No two rows name the same GUID (the encoder stores each GUID once, so equal index = equal GUID). */
+  distinctGuids: boolean;
+}
+
+/**
+ * Check a cache file's bytes exactly as `decodeRegistryCache` does, but only group the rows by
+ * folder: the warm open of a large project builds entries only for the folders something asks
+ * about (`entryAt`). Throws CACHE_INVALID on any mismatch.
+ */
+export function indexRegistryCache(bytes: Buffer, file: string): IndexedCache {
+  const folders: CacheFolderRows[] = [];
+  let image: CacheImage | undefined;
+  let rowCount = 0;
+  let seen: Uint8Array | undefined;
+  let distinctGuids = true;
+  readRows(bytes, file, (img, at, folder, mountIndex, packageAscii, guidIndex) => {
+    if (image === undefined) {
+      image = img;
+      seen = new Uint8Array(img.guids.length);
+    }
+    let f = folder.rows;
+    if (f === undefined) {
+      f = folder.rows = { dir: folder.dir, dirSep: folder.dirSep, mountIndex, rows: [], lazy: true };
+      folders.push(f);
+    }
+    f.rows.push(at);
+    if (!packageAscii || mountIndex !== f.mountIndex) f.lazy = false;
+    if (seen![guidIndex] === 1) distinctGuids = false;
+    seen![guidIndex] = 1;
+    rowCount++;
+  });
+  image ??= emptyImage(bytes);
+  return { image, folders, rowCount, distinctGuids };
+}
+
+/** What the row loop knows of the folder a row is in; `rows` is indexRegistryCache's. */
+interface RowFolder {
+  dir: string;
+  dirSep: string;
+  rows?: CacheFolderRows;
+}
+
+function emptyImage(bytes: Buffer): CacheImage {
+  return { bytes, guids: [], guidsAt: 0, strings: [], mounts: [], depObjects: [] };
+}
+
+/**
+ * The checking row loop shared by the decoders: every header field, table, index and length is
+ * validated, then `onRow` gets each row's offset with its folder (the same object for every row
+ * of a folder, however its rows are interleaved with a sub-folder's), its mount, whether it is a
+ * package with an ASCII name, and its GUID index.
+ */
+function readRows(
+  bytes: Buffer,
+  file: string,
+  onRow: (image: CacheImage, at: number, folder: RowFolder, mountIndex: number, packageAscii: boolean, guidIndex: number) => void,
+): void {
   const bad = (why: string, offset?: number) => errors.cacheInvalid(file, why, offset);
   if (bytes.byteLength < HEADER + 8) throw bad(`${bytes.byteLength} bytes is shorter than the header and checksum`);
   if (bytes.readUInt32LE(0) !== MAGIC) throw bad('not an asset registry cache (bad magic)', 0);
@@ -224,27 +322,27 @@ export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir:
 
   const guidCount = u32();
   need(guidCount * 16);
-  const guids = new Array<string>(guidCount);
-  for (let i = 0; i < guidCount; i++, p += 16) guids[i] = bytes.toString('hex', p, p + 16);
+  const guidsAt = p;
+  const guids = new Array<string | undefined>(guidCount);
+  p += guidCount * 16;
   const stringCount = u32();
   const strings = new Array<string>(stringCount);
   for (let i = 0; i < stringCount; i++) strings[i] = str();
   const mountCount = u32();
   const mounts = new Array<{ alias: string; dir: string }>(mountCount);
   for (let i = 0; i < mountCount; i++) mounts[i] = { alias: strings[index(u32(), stringCount, 'alias')], dir: strings[index(u32(), stringCount, 'folder')] };
-  const image: CacheImage = { bytes, guids, strings, mounts, depObjects: new Array<AssetDependency | undefined>(guidCount * 2).fill(undefined) };
+  const image: CacheImage = { bytes, guids, guidsAt, strings, mounts, depObjects: [] };
   const entryCount = u32();
-  const out = new Array<CacheEntry>(entryCount);
   const sep = path.sep;
-  // The folder of the previous row: its mount, where its bytes were, and its strings.
+  // The folder of the previous row: its mount, where its bytes were, and its strings. Folders by
+  // `dir` string too, so a folder whose rows are interleaved with a sub-folder's is one folder.
+  const byDir = new Map<string, RowFolder>();
   let prevMount = -1;
   let prevDirAt = 0;
   let prevDirLength = -1;
-  let dir = '';
-  let dirSep = '';
-  // The row loop reads the bytes directly (no helper per field) and builds a name with
-  // latin1Slice when it is ASCII (the usual case), which skips UTF-8 decoding and toString's
-  // argument handling: this loop runs once per asset on every open (a warm no-op scan's load).
+  let folder: RowFolder = { dir: '', dirSep: '' };
+  // The row loop reads the bytes directly (no helper per field) and allocates nothing per row:
+  // this loop runs once per asset on every open (a warm no-op scan's load).
   const ROW_FIXED = 4 + 2;
   const ROW_TAIL = 8 + 8 + 8 + 4 + 4 + 4 + 1;
   for (let i = 0; i < entryCount; i++) {
@@ -252,7 +350,6 @@ export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir:
     if (p + ROW_FIXED > end) throw bad('record runs past the end of the body', p);
     const mountIndex = bytes.readUInt32LE(p);
     if (mountIndex >= mountCount) throw bad(`mount index ${mountIndex} is out of range (${mountCount})`, p);
-    const m = mounts[mountIndex];
     const relLength = bytes[p + 4] | (bytes[p + 5] << 8);
     const relAt = p + ROW_FIXED;
     const relEnd = relAt + relLength;
@@ -266,17 +363,16 @@ export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir:
     }
     const dirLength = slash >= relAt ? slash - relAt : -1;
     if (mountIndex !== prevMount || dirLength !== prevDirLength || !sameBytes(bytes, relAt, prevDirAt, dirLength)) {
-      dir = dirLength < 0 ? m.dir : m.dir + sep + toDisk(bytes.toString('utf8', relAt, slash), sep);
-      dirSep = dir + sep;
+      const m = mounts[mountIndex];
+      const dir = dirLength < 0 ? m.dir : m.dir + sep + toDisk(bytes.toString('utf8', relAt, slash), sep);
+      let f = byDir.get(dir);
+      if (f === undefined) byDir.set(dir, (f = { dir, dirSep: dir + sep }));
+      folder = f;
       prevMount = mountIndex;
       prevDirAt = relAt;
       prevDirLength = dirLength;
     }
-    const name = ascii ? latin1Slice(bytes, slash + 1, relEnd) : bytes.toString('utf8', slash + 1, relEnd);
-    p = relEnd;
-    const mtimeMs = bytes.readDoubleLE(p);
-    const size = bytes.readDoubleLE(p + 8);
-    p += 24; // mtime, size, hash
+    p = relEnd + 24; // mtime, size, hash
     const guidIndex = bytes.readUInt32LE(p);
     if (guidIndex >= guidCount) throw bad(`guid index ${guidIndex} is out of range (${guidCount})`, p);
     const classIndex = bytes.readUInt32LE(p + 4);
@@ -284,10 +380,8 @@ export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir:
     p += 12; // guid, class, flags
     const kindByte = bytes[p++];
     if (kindByte > 1) throw bad(`kind ${kindByte} is neither package nor text`, p - 1);
-    let sidecar: FileStat | undefined;
     if (kindByte === 1) {
       need(16);
-      sidecar = { mtimeMs: bytes.readDoubleLE(p), size: bytes.readDoubleLE(p + 8) };
       p += 16;
     }
     const depCount = u32();
@@ -296,26 +390,82 @@ export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir:
       const g = bytes.readUInt32LE(p) & 0x7fffffff;
       if (g >= guidCount) throw bad(`dependency index ${g} is out of range (${guidCount})`, p);
     }
-    const e: CacheEntry = {
-      file: dirSep + name,
-      guid: guids[guidIndex],
-      mount: m.alias,
-      mountDir: m.dir,
-      kind: kindByte === 1 ? 'text' : 'package',
-      mtimeMs,
-      size,
-      sidecar,
-      rec: undefined,
-      at,
-      image,
-      gen: 0,
-      live: false,
-    };
-    out[i] = e;
-    onEntry?.(dir, name, e);
+    onRow(image, at, folder, mountIndex, ascii && kindByte === 0, guidIndex);
   }
   if (p !== end) throw bad(`${end - p} unexplained bytes after the last entry`, p);
-  return out;
+}
+
+/** GUID `i` of the image's table (checked in range at load), decoded once. */
+export function guidAt(image: CacheImage, i: number): string {
+  let g = image.guids[i];
+  if (g === undefined) image.guids[i] = g = image.bytes.toString('hex', image.guidsAt + i * 16, image.guidsAt + i * 16 + 16);
+  return g;
+}
+
+/** Where `entryAt` leaves the row's file name (so `file`, a join of folder and name, is never cut apart again). */
+export interface RowName {
+  name: string;
+}
+
+const rowName: RowName = { name: '' };
+
+/**
+ * The entry for the (checked) row at `at`, whose folder is `dirSep` (`dir + sep`). `snapshot` marks
+ * an entry built from the registry's loaded snapshot (see CacheEntry.snapshot). The file name
+ * goes to `out.name`.
+ */
+export function entryAt(image: CacheImage, at: number, dirSep: string, snapshot: boolean, out: RowName): CacheEntry {
+  const bytes = image.bytes;
+  const m = image.mounts[bytes.readUInt32LE(at)];
+  const relAt = at + 6;
+  const relEnd = relAt + (bytes[at + 4] | (bytes[at + 5] << 8));
+  let slash = relEnd - 1;
+  let ascii = true;
+  for (; slash >= relAt; slash--) {
+    const c = bytes[slash];
+    if (c === 0x2f) break;
+    if (c > 0x7f) ascii = false;
+  }
+  const name = ascii ? latin1Slice(bytes, slash + 1, relEnd) : bytes.toString('utf8', slash + 1, relEnd);
+  out.name = name;
+  let p = relEnd;
+  const mtimeMs = bytes.readDoubleLE(p);
+  const size = bytes.readDoubleLE(p + 8);
+  p += 24;
+  const guid = guidAt(image, bytes.readUInt32LE(p));
+  p += 12;
+  const kindByte = bytes[p++];
+  const sidecar: FileStat | undefined = kindByte === 1 ? { mtimeMs: bytes.readDoubleLE(p), size: bytes.readDoubleLE(p + 8) } : undefined;
+  return {
+    file: dirSep + name,
+    guid,
+    mount: m.alias,
+    mountDir: m.dir,
+    kind: kindByte === 1 ? 'text' : 'package',
+    mtimeMs,
+    size,
+    sidecar,
+    rec: undefined,
+    at,
+    image,
+    gen: 0,
+    live: false,
+    snapshot,
+  };
+}
+
+/**
+ * Whether the (checked, lazy-folder) row at `at` is the package `name` (ASCII, compared byte by
+ * byte) with this mtime and size: the warm walk's test, with no string or object made.
+ */
+export function rowMatches(image: CacheImage, at: number, name: string, mtimeMs: number, size: number): boolean {
+  const bytes = image.bytes;
+  const relEnd = at + 6 + (bytes[at + 4] | (bytes[at + 5] << 8));
+  const nameAt = relEnd - name.length;
+  if (nameAt < at + 6 || (nameAt > at + 6 && bytes[nameAt - 1] !== 0x2f)) return false;
+  for (let k = 0; k < name.length; k++) if (bytes[nameAt + k] !== name.charCodeAt(k)) return false;
+  const v = (image.view ??= new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return v.getFloat64(relEnd, true) === mtimeMs && v.getFloat64(relEnd + 8, true) === size;
 }
 
 /**
@@ -355,12 +505,14 @@ export function thawRecord(e: CacheEntry): AssetRecord {
   const depCount = b.readUInt32LE(p);
   p += 4;
   const dependencies = new Array<AssetDependency>(depCount);
+  // Allocated by the first thaw (one slot per GUID and type): an open that thaws nothing needs none.
+  if (depCount > 0 && img.depObjects.length === 0) img.depObjects = new Array<AssetDependency | undefined>(img.guids.length * 2).fill(undefined);
   for (let d = 0; d < depCount; d++, p += 4) {
     const v = b.readUInt32LE(p);
     const g = v & 0x7fffffff;
     const slot = g * 2 + (v & SOFT_BIT ? 1 : 0);
     // One frozen object per (GUID, type): most imports point at a few shared assets.
-    dependencies[d] = img.depObjects[slot] ??= Object.freeze({ guid: img.guids[g], type: v & SOFT_BIT ? DependencyType.Soft : DependencyType.Hard });
+    dependencies[d] = img.depObjects[slot] ??= Object.freeze({ guid: guidAt(img, g), type: v & SOFT_BIT ? DependencyType.Soft : DependencyType.Hard });
   }
   // name and packagePath are slices of virtualPath (V8 keeps a slice as a pointer into its parent),
   // so a thawed record holds one path string besides `file`, not three (~60 B less per asset).
