@@ -341,14 +341,15 @@ function readRows(
   let prevDirAt = 0;
   let prevDirLength = -1;
   let folder: RowFolder = { dir: '', dirSep: '' };
-  // The row loop reads the bytes directly (no helper per field) and allocates nothing per row:
-  // this loop runs once per asset on every open (a warm no-op scan's load).
+  // The row loop reads the bytes directly (a DataView, no helper per field) and allocates nothing
+  // per row: this loop runs once per asset on every open (a warm no-op scan's load).
+  const dv = (image.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   const ROW_FIXED = 4 + 2;
   const ROW_TAIL = 8 + 8 + 8 + 4 + 4 + 4 + 1;
   for (let i = 0; i < entryCount; i++) {
     const at = p;
     if (p + ROW_FIXED > end) throw bad('record runs past the end of the body', p);
-    const mountIndex = bytes.readUInt32LE(p);
+    const mountIndex = dv.getUint32(p, true);
     if (mountIndex >= mountCount) throw bad(`mount index ${mountIndex} is out of range (${mountCount})`, p);
     const relLength = bytes[p + 4] | (bytes[p + 5] << 8);
     const relAt = p + ROW_FIXED;
@@ -373,21 +374,23 @@ function readRows(
       prevDirLength = dirLength;
     }
     p = relEnd + 24; // mtime, size, hash
-    const guidIndex = bytes.readUInt32LE(p);
+    const guidIndex = dv.getUint32(p, true);
     if (guidIndex >= guidCount) throw bad(`guid index ${guidIndex} is out of range (${guidCount})`, p);
-    const classIndex = bytes.readUInt32LE(p + 4);
+    const classIndex = dv.getUint32(p + 4, true);
     if (classIndex >= stringCount) throw bad(`class index ${classIndex} is out of range (${stringCount})`, p + 4);
     p += 12; // guid, class, flags
     const kindByte = bytes[p++];
     if (kindByte > 1) throw bad(`kind ${kindByte} is neither package nor text`, p - 1);
     if (kindByte === 1) {
-      need(16);
+      if (p + 16 > end) throw bad('record runs past the end of the body', p);
       p += 16;
     }
-    const depCount = u32();
-    need(depCount * 4);
+    if (p + 4 > end) throw bad('record runs past the end of the body', p);
+    const depCount = dv.getUint32(p, true);
+    p += 4;
+    if (p + depCount * 4 > end) throw bad('record runs past the end of the body', p);
     for (let d = 0; d < depCount; d++, p += 4) {
-      const g = bytes.readUInt32LE(p) & 0x7fffffff;
+      const g = dv.getUint32(p, true) & 0x7fffffff;
       if (g >= guidCount) throw bad(`dependency index ${g} is out of range (${guidCount})`, p);
     }
     onRow(image, at, folder, mountIndex, ascii && kindByte === 0, guidIndex);
