@@ -70,6 +70,7 @@ import { knownEntry, MATERIAL_CLASS, type MaterialsMemo, type PackageMaterials }
 import { ShaderRegistry } from '../src/registry/ShaderRegistry.js';
 import { decodeShaderCache, describePermutation, SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import { shipRelease } from './writeRelease.js';
+import { leanHeapFor } from '../src/util/leanHeap.js';
 import { reportFiles, writeCookReport, type ReportFiles } from './report/writeCookReport.js';
 
 export const REGISTRY_ENTRY = 'AssetRegistry.bin';
@@ -635,6 +636,9 @@ export class Cooker {
       this.pool?.updateSettings(this.workerSettings());
     }
 
+    // A very large registry: V8 keeps its heap near what is live (src/util/leanHeap.ts).
+    const registrySize = this.registry.all().length;
+    if (leanHeapFor(registrySize)) log.debug({ assets: registrySize }, 'lean heap mode');
     const planStart = performance.now();
     const plan = this.plan();
     // Failure semantics (the same in every mode, --ci only adds to them):
