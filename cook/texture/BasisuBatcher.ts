@@ -37,6 +37,17 @@ import type { Semaphore } from '../../src/util/semaphore.js';
 import { basisuArgs, type BasisuSettings, type Ktx2Encoding } from './basisu.js';
 import type { MipLevel } from './mips.js';
 
+/**
+ * basisu failed on a PNG it was given to read itself ({@link BasisuBatcher.encodePng}): not
+ * retried here, the caller encodes its own decode of the image instead (with the usual retry).
+ */
+export class PngInputFailedError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'PngInputFailedError';
+  }
+}
+
 /** basisu could not be started (no such file, not executable, wrong platform). */
 export class EncoderUnavailableError extends Error {
   constructor(readonly reason: string) {
@@ -53,8 +64,10 @@ export interface BasisuBatcherOptions extends BasisuSettings {
 }
 
 interface Job {
-  /** Names its input `<id>.tga` and output `<id>.ktx2` in the work folder. */
+  /** Names its input `<id>.<ext>` and output `<id>.ktx2` in the work folder. */
   id: number;
+  /** `tga`: our RGBA8 decode; `png`: the source itself, which basisu decodes (no retry on failure). */
+  ext: 'tga' | 'png';
   /** The input is written (large ones asynchronously); a batch waits for this before it starts. */
   written: Promise<void> | undefined;
   file: string;
@@ -146,6 +159,20 @@ export class BasisuBatcher {
    * failed twice, or EncoderUnavailableError when it cannot be started.
    */
   encode(image: MipLevel, enc: Ktx2Encoding, file: string): Promise<Uint8Array> {
+    return this.request({ image }, image.width, image.height, enc, file);
+  }
+
+  /**
+   * Encode a PNG that basisu reads itself, so the request can be made before (or without) our
+   * own decode. Only for PNGs basisu reads to the same RGBA8 as decodeImage (the caller checks:
+   * see cookTexture); the KTX2 is then byte-identical. A failed run rejects with
+   * {@link PngInputFailedError} and is not retried; EncoderUnavailableError as {@link encode}.
+   */
+  encodePng(png: Uint8Array, width: number, height: number, enc: Ktx2Encoding, file: string): Promise<Uint8Array> {
+    return this.request({ png }, width, height, enc, file);
+  }
+
+  private request(input: { image: MipLevel } | { png: Uint8Array }, width: number, height: number, enc: Ktx2Encoding, file: string): Promise<Uint8Array> {
     // A group per flag set; the settings are the batcher's, so the encoding alone names it.
     const key = `${enc.format} ${enc.srgb} ${enc.normalMap} ${enc.generateMips}`;
     let group = this.groups.get(key);
@@ -153,17 +180,18 @@ export class BasisuBatcher {
       group = { args: basisuArgs(enc, this.opts), jobs: [], msPerUnit: DEFAULT_MS_PER_UNIT };
       this.groups.set(key, group);
     }
-    const pixels = image.width * image.height * (enc.generateMips ? 4 / 3 : 1);
+    const pixels = width * height * (enc.generateMips ? 4 / 3 : 1);
+    const ext = 'png' in input ? 'png' : 'tga';
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       let written: Promise<void> | undefined;
       try {
-        written = this.writeInput(id, image, pixels);
+        written = 'png' in input ? this.writePng(id, input.png) : this.writeInput(id, input.image, pixels);
       } catch (e) {
         reject(errors.ioFailed(this.dir ?? encoderTempRoot(), 'write encoder input', e));
         return;
       }
-      const job: Job = { id, written, file, pixels, attempt: 1, since: performance.now(), resolve, reject };
+      const job: Job = { id, ext, written, file, pixels, attempt: 1, since: performance.now(), resolve, reject };
       if (written) {
         // Our own temp file could not be written: not the encoder's fault, not worth a run.
         written.catch((e) => {
@@ -194,6 +222,21 @@ export class BasisuBatcher {
     const tga = rgbaToTga(image);
     const dir = this.workDir(!fs.existsSync(this.workDir()));
     return fsp.writeFile(`${dir}/${id}.tga`, tga);
+  }
+
+  /**
+   * Write a PNG input now, synchronously: it is compressed (a 2048x2048 source is a few MiB at
+   * most) and the work folder is on tmpfs, and an asynchronous write would wait in libuv's pool
+   * behind the image decodes that run there meanwhile, delaying the first basisu start.
+   */
+  private writePng(id: number, png: Uint8Array): undefined {
+    try {
+      fs.writeFileSync(`${this.workDir()}/${id}.png`, png);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      fs.writeFileSync(`${this.workDir(true)}/${id}.png`, png);
+    }
+    return undefined;
   }
 
   private workDir(renew = false): string {
@@ -330,7 +373,7 @@ export class BasisuBatcher {
     const timeoutMs = Math.round(this.opts.timeoutMs * Math.max(1, pixels / 1e6));
     let run: ChildRun;
     try {
-      run = await runChild(this.exe, [...jobs.map((j) => `${j.id}.tga`), '-output_path', dir, ...group.args], { cwd: dir, timeoutMs, threads: 1, slots: this.slots });
+      run = await runChild(this.exe, [...jobs.map((j) => `${j.id}.${j.ext}`), '-output_path', dir, ...group.args], { cwd: dir, timeoutMs, threads: 1, slots: this.slots });
     } catch (e) {
       free();
       const why = `basisu could not start: ${(e as Error).message}`;
@@ -359,7 +402,7 @@ export class BasisuBatcher {
   /** Remove a finished request's input and output. */
   private cleanUp(job: Job): void {
     if (this.dir === undefined) return;
-    for (const ext of ['tga', 'ktx2']) {
+    for (const ext of [job.ext, 'ktx2']) {
       try {
         fs.unlinkSync(`${this.dir}/${job.id}.${ext}`);
       } catch {
@@ -370,6 +413,11 @@ export class BasisuBatcher {
 
   /** First failure: back to the front of the queue, to run alone. Second: the asset fails. */
   private failed(group: Group, job: Job, why: string): void {
+    if (job.ext === 'png') {
+      this.cleanUp(job);
+      job.reject(new PngInputFailedError(why));
+      return;
+    }
     if (job.attempt === 1) {
       job.attempt = 2;
       // A partial output of the failed run must not pass for the retry's.

@@ -3,8 +3,9 @@
  * cooked texture export carries in place of `SourceData` (Width, Height, MipCount, Format,
  * PlatformData). Pure over bytes: reading and writing the package is the caller's job.
  */
+import { EncoderUnavailableError, PngInputFailedError } from './BasisuBatcher.js';
 import { decodeImage } from './decodeImage.js';
-import { encodeTexture } from './encodeTexture.js';
+import { basisuReadsPng, encodePngDirect, encodeTexture } from './encodeTexture.js';
 import type { EncodeOptions } from './encodeTexture.js';
 import { readImageHeader } from './imageHeader.js';
 import { textureMemoryBudget, textureMemoryEstimate, withTextureMemory } from './textureMemory.js';
@@ -86,16 +87,28 @@ export async function cookTexture(
     encoding.format === 'RGBA8' ? 0 : textureMemoryEstimate(header.width, header.height, 'RGBA8', settings.generateMips),
   );
   const what = `${header.source.toUpperCase()} is ${header.width}x${header.height} pixels`;
-  const { image, encoded } = await withTextureMemory(textureMemoryBudget(options.maxMemoryMiB), bytes, file, what, async () => {
+  const encoded = await withTextureMemory(textureMemoryBudget(options.maxMemoryMiB), bytes, file, what, async () => {
+    const encodeOptions: EncodeOptions = { ...options, ...encoding, generateMips: settings.generateMips, file };
+    // A well-formed 8-bit PNG goes to basisu as it is, undecoded: basisu reads it to the same
+    // pixels as decodeImage (see basisuReadsPng), so a burst of textures is all queued in its
+    // first turn and split over the encoders at once, as basisu's own command line would be given
+    // them, and no encoder waits for decoding. If basisu fails on it, it is decoded after all.
+    const direct = header.source === 'png' && encoding.format !== 'RGBA8' && basisuReadsPng(sourceData) ? encodePngDirect(sourceData, header.width, header.height, encodeOptions) : undefined;
+    if (direct) {
+      try {
+        return await direct;
+      } catch (e) {
+        if (!(e instanceof PngInputFailedError) && !(e instanceof EncoderUnavailableError)) throw e;
+      }
+    }
     // Again after the turn: the textures that waited for it decode one slice at a time too.
     for (let turn = loopTurn(); turn; turn = loopTurn()) await turn;
     const image = await decodeImage(sourceData, file, { maxSize: options.maxSize });
-    const encoded = await encodeTexture(image, { ...options, ...encoding, generateMips: settings.generateMips, file });
-    return { image, encoded };
+    return encodeTexture(image, encodeOptions);
   });
   const out: CookedTexture = {
-    width: image.width,
-    height: image.height,
+    width: header.width,
+    height: header.height,
     mipCount: encoded.mipCount,
     format: encoded.format,
     platformData: encoded.platformData,

@@ -47,12 +47,19 @@ function u32be(b: Uint8Array, o: number): number {
  * split IDAT runs, invalid IHDR fields), where pngjs would use the last or late chunk.
  */
 export function pngDecoderFor(bytes: Uint8Array): PngDecoder {
-  const width = u32be(bytes, 16);
-  const height = u32be(bytes, 20);
+  if (u32be(bytes, 16) * u32be(bytes, 20) > PNGJS_MAX_PIXELS) return 'sharp';
+  return pngIsPlain(bytes) ? 'pngjs' : 'sharp';
+}
+
+/**
+ * True when the PNG's pixels are what any decoder reads from it (see {@link pngDecoderFor}, which
+ * this is without the size limit): no colour profile, no grey or RGB colour key, chunks in their
+ * places, valid IHDR fields. `bytes` must already have passed `readImageHeader`.
+ */
+export function pngIsPlain(bytes: Uint8Array): boolean {
   const depth = bytes[24];
   const colorType = bytes[25];
-  if (width * height > PNGJS_MAX_PIXELS) return 'sharp';
-  if (!DEPTHS[colorType]?.includes(depth) || bytes[26] !== 0 || bytes[27] !== 0 || bytes[28] > 1) return 'sharp';
+  if (!DEPTHS[colorType]?.includes(depth) || bytes[26] !== 0 || bytes[27] !== 0 || bytes[28] > 1) return false;
   let paletteEntries = 0;
   let sawPlte = false;
   let sawTrns = false;
@@ -62,26 +69,26 @@ export function pngDecoderFor(bytes: Uint8Array): PngDecoder {
     const name = String.fromCharCode(bytes[offset + 4], bytes[offset + 5], bytes[offset + 6], bytes[offset + 7]);
     if (name === 'IEND') break;
     if (name === 'IDAT') {
-      if (idat === 'after') return 'sharp';
+      if (idat === 'after') return false;
       idat = 'in';
     } else {
       if (idat === 'in') idat = 'after';
-      if (!NEUTRAL_CHUNKS.has(name)) return 'sharp';
+      if (!NEUTRAL_CHUNKS.has(name)) return false;
       if (name === 'PLTE') {
-        if (sawPlte || sawTrns || idat !== 'before' || colorType === 0 || colorType === 4) return 'sharp';
-        if (length === 0 || length % 3 !== 0 || length / 3 > Math.min(256, colorType === 3 ? 1 << depth : 256)) return 'sharp';
+        if (sawPlte || sawTrns || idat !== 'before' || colorType === 0 || colorType === 4) return false;
+        if (length === 0 || length % 3 !== 0 || length / 3 > Math.min(256, colorType === 3 ? 1 << depth : 256)) return false;
         sawPlte = true;
         paletteEntries = length / 3;
       }
       if (name === 'tRNS') {
-        if (colorType !== 3 || sawTrns || idat !== 'before' || length === 0 || length > paletteEntries) return 'sharp';
+        if (colorType !== 3 || sawTrns || idat !== 'before' || length === 0 || length > paletteEntries) return false;
         sawTrns = true;
       }
     }
     offset += 12 + length;
   }
-  if (colorType === 3 && !sawPlte) return 'sharp';
-  return 'pngjs';
+  if (colorType === 3 && !sawPlte) return false;
+  return true;
 }
 
 /** The pieces of pngjs's synchronous reader (lib/parser-sync.js), to run them around one strict inflate. */
@@ -127,7 +134,15 @@ function pngjsParts(): PngjsParts {
  * fifth of a small texture's decode.)
  */
 function readPng(buffer: Buffer): PngMeta & { data: Uint8Array | Uint16Array } {
-  const { SyncReader, Parser, FilterSync, bitmapper, formatNormaliser } = pngjsParts();
+  const { FilterSync, bitmapper, formatNormaliser } = pngjsParts();
+  const { meta, inflated } = readPngData(buffer);
+  const bitmap = bitmapper.dataToBitMap(FilterSync.process(inflated, meta), meta);
+  return { ...meta, data: formatNormaliser(bitmap, meta, true) };
+}
+
+/** The chunks parsed and checked (CRCs, order, palette) and the image data inflated strictly, not unfiltered. */
+function readPngData(buffer: Buffer): { meta: PngMeta; inflated: Buffer } {
+  const { SyncReader, Parser } = pngjsParts();
   let err: unknown;
   let meta: PngMeta | undefined;
   const idat: Buffer[] = [];
@@ -166,8 +181,24 @@ function readPng(buffer: Buffer): PngMeta & { data: Uint8Array | Uint16Array } {
   if (inflated.length === 0 || inflated.length !== expected) {
     throw new Error(`image data inflates to ${inflated.length} bytes; the header implies ${expected}`);
   }
-  const bitmap = bitmapper.dataToBitMap(FilterSync.process(inflated, meta), meta);
-  return { ...meta, data: formatNormaliser(bitmap, meta, true) };
+  return { meta, inflated };
+}
+
+/**
+ * Throws unless the PNG is well-formed to the last byte: every chunk's CRC, the zlib stream
+ * (Adler-32, its end) inflating to exactly the scanlines the header implies, and a valid filter
+ * type on every scanline; what {@link decodePngWithPngjs} checks, without unfiltering. For
+ * non-interlaced PNGs (others throw). A PNG that passes reads the same in any decoder; libpng
+ * tolerates some that do not (more image data than the size needs), which basisu's own reader
+ * crashes on.
+ */
+export function checkPngWellFormed(bytes: Uint8Array): void {
+  const { meta, inflated } = readPngData(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  if (meta.interlace) throw new Error('interlaced');
+  const row = 1 + Math.ceil((meta.width * meta.depth * (CHANNELS[meta.colorType] ?? 0)) / 8);
+  for (let o = 0; o < inflated.length; o += row) {
+    if (inflated[o] > 4) throw new Error(`scanline ${o / row} has filter type ${inflated[o]}`);
+  }
 }
 
 /** Filtered scanline bytes of a width x height image (each row: a filter byte and its packed samples). */

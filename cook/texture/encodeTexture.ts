@@ -17,6 +17,7 @@ import { errors } from '../../src/errors.js';
 import { DEFAULT_BASISU_SETTINGS, findBasisu, type BasisuSettings } from './basisu.js';
 import { BasisuBatcher, EncoderUnavailableError } from './BasisuBatcher.js';
 import { checkRgba8 } from './decodeImage.js';
+import { checkPngWellFormed, pngIsPlain } from './decodePngWithPngjs.js';
 import { generateMips, mipCountFor } from './mips.js';
 import type { MipLevel } from './mips.js';
 import type { TextureEncoding, TextureFormat } from './textureSettings.js';
@@ -61,7 +62,7 @@ export async function encodeTexture(image: MipLevel, opts: EncodeOptions): Promi
       try {
         const bytes = await batcherFor(exe, opts).encode(image, { format: opts.format, srgb: opts.srgb, normalMap: opts.normalMap, generateMips: opts.generateMips }, opts.file);
         const expectedLevels = opts.generateMips ? mipCountFor(image.width, image.height) : 1;
-        checkKtx2(bytes, image, expectedLevels, opts.file);
+        checkKtx2(bytes, image.width, image.height, expectedLevels, opts.file);
         return { format: opts.format, platformData: bytes, mipCount: expectedLevels };
       } catch (e) {
         if (!(e instanceof EncoderUnavailableError)) throw e;
@@ -73,6 +74,48 @@ export async function encodeTexture(image: MipLevel, opts: EncodeOptions): Promi
   const out: EncodedTexture = { format: 'RGBA8', platformData: concatLevels(levels), mipCount: levels.length };
   if (fallbackReason !== undefined) out.fallbackReason = fallbackReason;
   return out;
+}
+
+/**
+ * True when basisu reads this PNG to exactly the RGBA8 decodeImage makes of it, so it can be
+ * given the PNG itself: 8 bits a sample, not interlaced, nothing that makes decoders disagree
+ * (no colour profile, no grey/RGB colour key; see pngIsPlain), and well-formed to the last byte
+ * (checkPngWellFormed: CRCs, the zlib stream, exact data length, filter types; libpng tolerates
+ * some malformed files basisu crashes on, a whole batch with it). Checked on the whole PngSuite
+ * (every valid image, 16-bit and interlaced ones too) and on game-like sets: byte-identical KTX2
+ * either way, ETC1S and UASTC (test/texture/pngDirect.test.ts). Costs an inflate, not a decode.
+ * `png` must have passed readImageHeader.
+ */
+export function basisuReadsPng(png: Uint8Array): boolean {
+  if (png[24] !== 8 || png[28] !== 0 || !pngIsPlain(png)) return false;
+  try {
+    checkPngWellFormed(png);
+    return true;
+  } catch {
+    return false; // decodeImage judges it (IMAGE_INVALID, or what libpng makes of it)
+  }
+}
+
+/**
+ * Start encoding a PNG (of `width` x `height`, see {@link basisuReadsPng}) that basisu reads
+ * itself, so a texture goes to the encoder before, not after, our decode of it. undefined when
+ * there is no encoder to give it to (RGBA8 asked, basisu disabled). Rejects with
+ * PngInputFailedError or EncoderUnavailableError, where the caller encodes its own decode
+ * instead ({@link encodeTexture}: the retry, the fallback and their errors); TEXTURE_INVALID as
+ * encodeTexture.
+ */
+export function encodePngDirect(png: Uint8Array, width: number, height: number, opts: EncodeOptions): Promise<EncodedTexture> | undefined {
+  if (opts.format === 'RGBA8') return undefined;
+  const exe = opts.basisu === undefined ? findBasisu().path : opts.basisu;
+  if (!exe) return undefined;
+  const format = opts.format;
+  return batcherFor(exe, opts)
+    .encodePng(png, width, height, { format, srgb: opts.srgb, normalMap: opts.normalMap, generateMips: opts.generateMips }, opts.file)
+    .then((bytes) => {
+      const levels = opts.generateMips ? mipCountFor(width, height) : 1;
+      checkKtx2(bytes, width, height, levels, opts.file);
+      return { format, platformData: bytes, mipCount: levels };
+    });
 }
 
 const batchers = new Map<string, BasisuBatcher>();
@@ -107,17 +150,17 @@ function concatLevels(levels: MipLevel[]): Uint8Array {
 }
 
 /** Trust nothing the external tool wrote: parse it back and compare with the request. */
-function checkKtx2(bytes: Uint8Array, image: MipLevel, levels: number, file: string): void {
+function checkKtx2(bytes: Uint8Array, width: number, height: number, levels: number, file: string): void {
   let container: ReturnType<typeof readKtx2>;
   try {
     container = readKtx2(bytes);
   } catch (e) {
     throw errors.textureInvalid(file, `basisu wrote an unreadable KTX2: ${(e as Error).message}`, e);
   }
-  if (container.pixelWidth !== image.width || container.pixelHeight !== image.height || container.levels.length !== levels) {
+  if (container.pixelWidth !== width || container.pixelHeight !== height || container.levels.length !== levels) {
     throw errors.textureInvalid(
       file,
-      `basisu wrote ${container.pixelWidth}x${container.pixelHeight} with ${container.levels.length} levels; expected ${image.width}x${image.height} with ${levels}`,
+      `basisu wrote ${container.pixelWidth}x${container.pixelHeight} with ${container.levels.length} levels; expected ${width}x${height} with ${levels}`,
     );
   }
 }

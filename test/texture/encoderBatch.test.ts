@@ -7,13 +7,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { read } from 'ktx-parse';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BasisuBatcher } from '../../cook/texture/BasisuBatcher.js';
 import { DEFAULT_BASISU_SETTINGS, findBasisu } from '../../cook/texture/basisu.js';
 import { cookTexture, encodeTexture, type MipLevel } from '../../cook/texture/index.js';
 import { noiseAlbedo } from '../../samples/generate/images.js';
-import { encodePng } from '../../samples/generate/png.js';
+import { encodePng, pngChunk, type PngImage } from '../../samples/generate/png.js';
 import { Random } from '../../samples/generate/random.js';
 import { Semaphore } from '../../src/util/semaphore.js';
 import { processGone, readPids, waitFor } from '../helpers/processes.js';
@@ -38,6 +40,30 @@ function image(size: number, seed: number): MipLevel {
   return { width: size, height: size, data };
 }
 
+/** The same pixels as a 16-bit RGBA PNG (each sample v stored as v * 257, so v >> 8 reads back v). */
+function png16(img: PngImage): Uint8Array {
+  const rgba = decodeRgba(img);
+  const row = 1 + img.width * 8;
+  const raw = new Uint8Array(row * img.height);
+  for (let y = 0; y < img.height; y++) {
+    for (let i = 0; i < img.width * 4; i++) {
+      raw[y * row + 1 + i * 2] = rgba[(y * img.width) * 4 + i];
+      raw[y * row + 2 + i * 2] = rgba[(y * img.width) * 4 + i];
+    }
+  }
+  const ihdr = new Uint8Array(13);
+  new DataView(ihdr.buffer).setUint32(0, img.width);
+  new DataView(ihdr.buffer).setUint32(4, img.height);
+  ihdr.set([16, 6, 0, 0, 0], 8);
+  const sig = Uint8Array.of(137, 80, 78, 71, 13, 10, 26, 10);
+  return Buffer.concat([sig, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', new Uint8Array(0))]);
+}
+
+/** RGBA8 of a generated image, through the 8-bit PNG and pngjs. */
+function decodeRgba(img: PngImage): Uint8Array {
+  return new Uint8Array(PNG.sync.read(Buffer.from(encodePng(img))).data);
+}
+
 let tmp: string;
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lumina-batcher-'));
@@ -53,8 +79,8 @@ function script(name: string, body: string): string {
   return file;
 }
 
-/** Shell lines that set $inputs to the number of .tga files among the arguments. */
-const COUNT_INPUTS = 'inputs=0\nfor a in "$@"; do case "$a" in *.tga) inputs=$((inputs + 1));; esac; done';
+/** Shell lines that set $inputs to the number of input files (.tga, our decode; .png, the source) among the arguments. */
+const COUNT_INPUTS = 'inputs=0\nfor a in "$@"; do case "$a" in *.tga|*.png) inputs=$((inputs + 1));; esac; done';
 
 /** Logs each run (one line: its input count) to `log`, then runs the real basisu. */
 function loggingEncoder(name: string, log: string): string {
@@ -113,10 +139,11 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
     // Decoding is synchronous: 300 PNGs of 64x64 take far longer than one turn of the event loop
     // the cook lets decoding take (20 ms), so the first runs must hold only what the first turns
     // decoded. Before, all 300 decoded in one turn and the first two runs split all of them.
+    // 16-bit PNGs: basisu is given our decode of them (8-bit ones it reads itself, undecoded).
     const log = path.join(tmp, 'burst.log');
     const exe = loggingEncoder('burst-basisu', log);
     const n = 300;
-    const pngs = Array.from({ length: n }, (_, i) => encodePng(noiseAlbedo(64, new Random(i + 1), [40, 30, 20], [200, 170, 140], 4)));
+    const pngs = Array.from({ length: n }, (_, i) => png16(noiseAlbedo(64, new Random(i + 1), [40, 30, 20], [200, 170, 140], 4)));
     const settings = { srgb: true, generateMips: true, compression: 'ETextureCompression::Default' };
     const out = await Promise.all(pngs.map((png, i) => cookTexture(png, `Content/T_${i}.lasset`, settings, { basisu: exe })));
     expect(out.every((t) => t.format === 'KTX2_ETC1S' && t.mipCount === 7)).toBe(true);
