@@ -136,6 +136,8 @@ export class BasisuBatcher {
   private scheduled = false;
   private nextId = 0;
   private readonly active = new Set<Active>();
+  /** Batches split off when all runners were idle, handed out in order before anything else (see plan). */
+  private planned: Array<{ group: Group; jobs: Job[] }> = [];
   /** The work folder of this batcher's inputs and outputs, made on first use. */
   private dir: string | undefined;
 
@@ -151,6 +153,7 @@ export class BasisuBatcher {
   get pending(): number {
     let n = 0;
     for (const g of this.groups.values()) n += g.jobs.length;
+    for (const b of this.planned) n += b.jobs.length;
     return n;
   }
 
@@ -264,8 +267,9 @@ export class BasisuBatcher {
     // instant. Read per batch, a stall between two of them (a loaded machine, a GC) made the first
     // batch look nearly done, so the second took half its share and a third process followed.
     const now = performance.now();
+    if (busy === 0 && this.planned.length === 0) this.plan();
     while (this.running < this.runners) {
-      const next = this.nextBatch(busy, now);
+      const next = this.planned.shift() ?? this.nextBatch(busy, now);
       if (!next) break;
       this.running++;
       const act: Active = { group: next.group, units: next.jobs.reduce((n, j) => n + jobUnits(j), 0), started: now };
@@ -284,6 +288,39 @@ export class BasisuBatcher {
       void this.run(next.group, next.jobs, free).finally(() => free());
     }
     this.armTimer();
+  }
+
+  /**
+   * All runners idle (a burst of requests, a lone save): split each waiting group evenly over the
+   * runners, by its own textures' estimated cost, and queue the parts biggest group first; the
+   * runners take them in that order, as basisu's own command line is run over split file lists.
+   * Splitting within a group needs no comparison of one group's speed with another's (UASTC vs
+   * ETC1S), which the measured speeds got wrong under load: splitting all the work at once by
+   * them sent a whole group to one runner and left the other with a tail of small batches
+   * (1,500 16x16 in 3 groups: 5-6 processes whose ends were ~8% of the run apart, at load 19).
+   * A group worth less than a process start per extra part is split less (or not at all).
+   */
+  private plan(): void {
+    const waiting = [...this.groups.values()].filter((g) => g.jobs.length > 0 && !g.jobs.some((j) => j.attempt > 1));
+    const units = (jobs: Job[]) => jobs.reduce((n, j) => n + jobUnits(j), 0);
+    waiting.sort((a, b) => units(b.jobs) * b.msPerUnit - units(a.jobs) * a.msPerUnit);
+    for (const g of waiting) {
+      const total = units(g.jobs);
+      const pixels = g.jobs.reduce((n, j) => n + j.pixels, 0);
+      let parts = Math.max(1, Math.min(this.runners, g.jobs.length, Math.floor((total * g.msPerUnit) / START_MS)));
+      parts = Math.min(g.jobs.length, Math.max(parts, Math.ceil(g.jobs.length / MAX_BATCH_FILES), Math.ceil(pixels / MAX_BATCH_PIXELS)));
+      let from = 0;
+      let done = 0;
+      for (let k = 1; k <= parts; k++) {
+        // Up to the job whose middle passes k / parts of the group's cost.
+        let to = from;
+        while (to < g.jobs.length && (k === parts || done + jobUnits(g.jobs[to]) / 2 <= (total * k) / parts)) done += jobUnits(g.jobs[to++]);
+        if (to === from && from < g.jobs.length) done += jobUnits(g.jobs[to++]);
+        if (to > from) this.planned.push({ group: g, jobs: g.jobs.slice(from, to) });
+        from = to;
+      }
+      g.jobs = [];
+    }
   }
 
   /**

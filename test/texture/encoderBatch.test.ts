@@ -116,6 +116,22 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
     }
   });
 
+  it('requests made together are split within each flag set over the runners, biggest set first, whatever the sets measured speeds', async () => {
+    // Splitting all the work at once by each set's measured speed (UASTC vs ETC1S) sent a whole
+    // set to one runner: under load those speeds are noise, and one core idled at the end.
+    const log = path.join(tmp, 'groups.log');
+    const exe = script('groups-basisu', `${COUNT_INPUTS}\ng=etc1s; case "$*" in *-uastc*) g=uastc;; esac\necho "$g $inputs" >> '${log}'\nexec '${REAL}' "$@"`);
+    const batcher = new BasisuBatcher(exe, { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 600_000, slots: new Semaphore(2) });
+    const UASTC = { format: 'KTX2_UASTC', srgb: false, normalMap: false, generateMips: true } as const;
+    await Promise.all([
+      ...Array.from({ length: 40 }, (_, i) => batcher.encode(image(32, i), ETC1S, `Content/E_${i}.lasset`)),
+      ...Array.from({ length: 40 }, (_, i) => batcher.encode(image(32, 100 + i), UASTC, `Content/U_${i}.lasset`)),
+    ]);
+    // Sorted: the runs' log lines race each other (they are written by the processes).
+    const runs = fs.readFileSync(log, 'utf8').trim().split('\n').sort();
+    expect(runs).toEqual(['etc1s 20', 'etc1s 20', 'uastc 20', 'uastc 20']);
+  });
+
   it('a stall between handing out two batches (a loaded machine) does not change the even split', async () => {
     // The first batch's estimated work (24 small textures: ~26 ms) is shorter than the stall, so
     // a split that read the clock per batch saw it as done and gave the second runner half its share.
