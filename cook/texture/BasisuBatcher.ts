@@ -42,7 +42,11 @@ import type { MipLevel } from './mips.js';
  * retried here, the caller encodes its own decode of the image instead (with the usual retry).
  */
 export class PngInputFailedError extends Error {
-  constructor(readonly reason: string) {
+  /** `ran`: basisu ran on it and failed (so the caller's run is its retry); false: it was never given to basisu. */
+  constructor(
+    readonly reason: string,
+    readonly ran: boolean,
+  ) {
     super(reason);
     this.name = 'PngInputFailedError';
   }
@@ -159,10 +163,11 @@ export class BasisuBatcher {
 
   /**
    * Encode one RGBA8 image to KTX2 bytes. Rejects with COOK_FAILED naming `file` when basisu
-   * failed twice, or EncoderUnavailableError when it cannot be started.
+   * failed twice, or EncoderUnavailableError when it cannot be started. `retry`: a run with this
+   * texture failed already (its PNG given to basisu): this is its run alone, and the last.
    */
-  encode(image: MipLevel, enc: Ktx2Encoding, file: string): Promise<Uint8Array> {
-    return this.request({ image }, image.width, image.height, enc, file);
+  encode(image: MipLevel, enc: Ktx2Encoding, file: string, retry = false): Promise<Uint8Array> {
+    return this.request({ image }, image.width, image.height, enc, file, retry ? 2 : 1);
   }
 
   /**
@@ -172,10 +177,10 @@ export class BasisuBatcher {
    * {@link PngInputFailedError} and is not retried; EncoderUnavailableError as {@link encode}.
    */
   encodePng(png: Uint8Array, width: number, height: number, enc: Ktx2Encoding, file: string): Promise<Uint8Array> {
-    return this.request({ png }, width, height, enc, file);
+    return this.request({ png }, width, height, enc, file, 1);
   }
 
-  private request(input: { image: MipLevel } | { png: Uint8Array }, width: number, height: number, enc: Ktx2Encoding, file: string): Promise<Uint8Array> {
+  private request(input: { image: MipLevel } | { png: Uint8Array }, width: number, height: number, enc: Ktx2Encoding, file: string, attempt: number): Promise<Uint8Array> {
     // A group per flag set; the settings are the batcher's, so the encoding alone names it.
     const key = `${enc.format} ${enc.srgb} ${enc.normalMap} ${enc.generateMips}`;
     let group = this.groups.get(key);
@@ -194,7 +199,7 @@ export class BasisuBatcher {
         reject(errors.ioFailed(this.dir ?? encoderTempRoot(), 'write encoder input', e));
         return;
       }
-      const job: Job = { id, ext, written, file, pixels, attempt: 1, since: performance.now(), resolve, reject };
+      const job: Job = { id, ext, written, file, pixels, attempt, since: performance.now(), resolve, reject };
       if (written) {
         // Our own temp file could not be written: not the encoder's fault, not worth a run.
         written.catch((e) => {
@@ -452,7 +457,7 @@ export class BasisuBatcher {
   private failed(group: Group, job: Job, why: string): void {
     if (job.ext === 'png') {
       this.cleanUp(job);
-      job.reject(new PngInputFailedError(why));
+      job.reject(new PngInputFailedError(why, true));
       return;
     }
     if (job.attempt === 1) {

@@ -94,17 +94,20 @@ export async function cookTexture(
     // first turn and split over the encoders at once, as basisu's own command line would be given
     // them, and no encoder waits for decoding. If basisu fails on it, it is decoded after all.
     const direct = header.source === 'png' && encoding.format !== 'RGBA8' && basisuReadsPng(sourceData) ? encodePngDirect(sourceData, header.width, header.height, encodeOptions) : undefined;
+    let retry = false;
     if (direct) {
       try {
         return await direct;
       } catch (e) {
         if (!(e instanceof PngInputFailedError) && !(e instanceof EncoderUnavailableError)) throw e;
+        // The run it was in failed (timeout, crash): our decode's run alone is its one retry.
+        retry = e instanceof PngInputFailedError && e.ran;
       }
     }
     // Again after the turn: the textures that waited for it decode one slice at a time too.
     for (let turn = loopTurn(); turn; turn = loopTurn()) await turn;
     const image = await decodeImage(sourceData, file, { maxSize: options.maxSize });
-    return encodeTexture(image, encodeOptions);
+    return encodeTexture(image, retry ? { ...encodeOptions, retry } : encodeOptions);
   });
   const out: CookedTexture = {
     width: header.width,

@@ -37,6 +37,8 @@ export interface EncodeOptions extends TextureEncoding, Partial<BasisuSettings> 
   basisu?: string | null;
   /** A basisu run is killed after this long per megapixel (at least this long). */
   timeoutMs?: number;
+  /** @internal A run with this texture failed already (its PNG given to basisu): run it alone, and fail if that fails. */
+  retry?: boolean;
 }
 
 export interface EncodedTexture {
@@ -60,7 +62,7 @@ export async function encodeTexture(image: MipLevel, opts: EncodeOptions): Promi
     const exe = found ? found.path : opts.basisu;
     if (exe) {
       try {
-        const bytes = await batcherFor(exe, opts).encode(image, { format: opts.format, srgb: opts.srgb, normalMap: opts.normalMap, generateMips: opts.generateMips }, opts.file);
+        const bytes = await batcherFor(exe, opts).encode(image, { format: opts.format, srgb: opts.srgb, normalMap: opts.normalMap, generateMips: opts.generateMips }, opts.file, opts.retry);
         const expectedLevels = opts.generateMips ? mipCountFor(image.width, image.height) : 1;
         checkKtx2(bytes, image.width, image.height, expectedLevels, opts.file);
         return { format: opts.format, platformData: bytes, mipCount: expectedLevels };
