@@ -17,7 +17,7 @@ import { errors } from '../../src/errors.js';
 import { DEFAULT_BASISU_SETTINGS, findBasisu, type BasisuSettings } from './basisu.js';
 import { BasisuBatcher, EncoderUnavailableError } from './BasisuBatcher.js';
 import { checkRgba8 } from './decodeImage.js';
-import { checkPngWellFormed, pngIsPlain } from './decodePngWithPngjs.js';
+import { pngIsPlain } from './decodePngWithPngjs.js';
 import { generateMips, mipCountFor } from './mips.js';
 import type { MipLevel } from './mips.js';
 import type { TextureEncoding, TextureFormat } from './textureSettings.js';
@@ -79,23 +79,16 @@ export async function encodeTexture(image: MipLevel, opts: EncodeOptions): Promi
 }
 
 /**
- * True when basisu reads this PNG to exactly the RGBA8 decodeImage makes of it, so it can be
- * given the PNG itself: 8 bits a sample, not interlaced, nothing that makes decoders disagree
- * (no colour profile, no grey/RGB colour key; see pngIsPlain), and well-formed to the last byte
- * (checkPngWellFormed: CRCs, the zlib stream, exact data length, filter types; libpng tolerates
- * some malformed files basisu crashes on, a whole batch with it). Checked on the whole PngSuite
- * (every valid image, 16-bit and interlaced ones too) and on game-like sets: byte-identical KTX2
- * either way, ETC1S and UASTC (test/texture/pngDirect.test.ts). Costs an inflate, not a decode.
- * `png` must have passed readImageHeader.
+ * True when basisu reads this PNG to exactly the RGBA8 decodeImage makes of it, provided it is
+ * well-formed, so it can be given the PNG itself: 8 bits a sample, not interlaced, nothing that
+ * makes decoders disagree (no colour profile, no grey/RGB colour key; see pngIsPlain). Checked on
+ * the whole PngSuite (every valid image, 16-bit and interlaced ones too) and on game-like sets:
+ * byte-identical KTX2 either way, ETC1S and UASTC (test/texture/pngDirect.test.ts). Being
+ * well-formed to the last byte (checkPngWellFormed: an inflate) is checked by the batcher before
+ * basisu is given the file. `png` must have passed readImageHeader.
  */
 export function basisuReadsPng(png: Uint8Array): boolean {
-  if (png[24] !== 8 || png[28] !== 0 || !pngIsPlain(png)) return false;
-  try {
-    checkPngWellFormed(png);
-    return true;
-  } catch {
-    return false; // decodeImage judges it (IMAGE_INVALID, or what libpng makes of it)
-  }
+  return png[24] === 8 && png[28] === 0 && pngIsPlain(png);
 }
 
 /**

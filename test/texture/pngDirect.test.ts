@@ -49,6 +49,7 @@ describe.skipIf(REAL === null)('PNGs basisu reads itself', () => {
     const suite = (name: string) => new Uint8Array(fs.readFileSync(path.join(PNGSUITE_DIR, 'png', `${name}.png`)));
     for (const name of ['basn0g08', 'basn2c08', 'basn3p08', 'basn4a08', 'basn6a08', 'tbbn3p08']) expect(basisuReadsPng(suite(name))).toBe(true);
     // 16-bit, low-depth grey, an RGB colour key, interlaced: our decode goes to basisu instead.
+    // (Whether one is well-formed is checked when it is handed to basisu: see the last two tests.)
     for (const name of ['basn6a16', 'basn0g04', 'tbrn2c08', 'basi6a08']) expect(basisuReadsPng(suite(name))).toBe(false);
   });
 
@@ -106,8 +107,10 @@ describe.skipIf(REAL === null)('PNGs basisu reads itself', () => {
     const length = new DataView(bad.buffer).getUint32(at - 4);
     bad.fill(0xff, at + 6, at + 4 + Math.min(length, 40));
     new DataView(bad.buffer).setUint32(at + 4 + length, crc32(bad.subarray(at, at + 4 + length)));
-    expect(basisuReadsPng(bad)).toBe(false);
-    const e = await rejection(cookTexture(bad, 'Content/T_Corrupt.lasset', ALBEDO));
+    const log = path.join(tmp, 'corrupt.log');
+    const exe = script('corrupt-basisu', `echo "$@" >> '${log}'\nexec '${REAL}' "$@"`);
+    const e = await rejection(cookTexture(bad, 'Content/T_Corrupt.lasset', ALBEDO, { basisu: exe }));
+    expect(fs.existsSync(log)).toBe(false);
     expect({ code: e.code, file: e.file }).toEqual({ code: 'IMAGE_INVALID', file: 'Content/T_Corrupt.lasset' });
   });
 
@@ -120,7 +123,6 @@ describe.skipIf(REAL === null)('PNGs basisu reads itself', () => {
     idat.writeUInt32BE(data.length, 0);
     idat.writeUInt32BE(crc32(idat.subarray(4, 8 + data.length)), 8 + data.length);
     const extra = new Uint8Array(Buffer.concat([png.subarray(0, at - 4), idat, png.subarray(at + 8 + length)]));
-    expect(basisuReadsPng(extra)).toBe(false);
     const log = path.join(tmp, 'extra.log');
     const exe = script('extra-basisu', `echo "$@" >> '${log}'\nexec '${REAL}' "$@"`);
     const out = await cookTexture(extra, 'Content/T_Extra.lasset', ALBEDO, { basisu: exe });
