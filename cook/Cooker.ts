@@ -51,7 +51,7 @@ import {
 } from './cookAsset.js';
 import { CACHE_FILE_NAME, CookCache, emptyHitView, JOURNAL_FILE_NAME, type CacheCheck, type HitView, type RecookReason } from './cookCache.js';
 import { CookPool, type WorkerSettings } from './pool/CookPool.js';
-import { HeldResults } from './heldResults.js';
+import { HeldResults, type AssetReportFields } from './heldResults.js';
 import { TEXTURE_CLASS } from './textureExport.js';
 import { TEXTURES_IN_FLIGHT } from './texture/index.js';
 import { readSweptMarker, registryFromMarker, removeStale, shippedFingerprints, SWEPT_MARKER_FILE, writeIfChanged, writeSweptMarker } from './cookedOutputs.js';
@@ -849,11 +849,16 @@ export class Cooker {
     bus.emit({ type: 'END', phase: 'cook', ms: summary.phases.cook, ok: summary.failed === 0 });
     // Built when the cook is over (after the paks), not held through the pak phase: at a million
     // assets these are ~100 MB on top of the results.
-    const assetReports = (): AssetReport[] =>
-      all
-        .filter((a) => results.has(a.record.guid))
-        .map((a) => report(a, results.get(a.record.guid)!))
-        .sort((x, y) => (x.guid < y.guid ? -1 : x.guid > y.guid ? 1 : 0));
+    // The held results give a report's fields without building each asset's whole result.
+    const fieldsOf = (guid: string): AssetReportFields | undefined => (held ? held.brief(guid) : results.get(guid));
+    const assetReports = (): AssetReport[] => {
+      const out: AssetReport[] = [];
+      for (const a of all) {
+        const r = fieldsOf(a.record.guid);
+        if (r) out.push(report(a, r));
+      }
+      return out.sort((x, y) => (x.guid < y.guid ? -1 : x.guid > y.guid ? 1 : 0));
+    };
 
     if (opts.shard) {
       summary.assetReports = assetReports();
@@ -1053,7 +1058,7 @@ interface ResultStore {
   clear(): void;
 }
 
-function report(a: PlannedAsset, r: AssetCookResult): AssetReport {
+function report(a: PlannedAsset, r: AssetReportFields): AssetReport {
   const out: AssetReport = {
     guid: a.record.guid,
     path: a.record.virtualPath,

@@ -37,6 +37,9 @@ const F_COUNT = 5;
 const IDENTITY_RE = /^([0-9a-f]{8})([0-9a-f]{8}):(\d+):(\d+)$/;
 const HEX_RE = /^([0-9a-f]{8})([0-9a-f]{8})$/;
 
+/** The fields of a result an asset's report is made of (see `brief`). */
+export type AssetReportFields = Pick<AssetCookResult, 'status' | 'reason' | 'ms' | 'bytesIn' | 'bytesOut' | 'error'>;
+
 const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
 
 export class HeldResults {
@@ -190,6 +193,22 @@ export class HeldResults {
     else if (this.oddCookedXxh64.has(i)) out.cookedXxh64 = this.oddCookedXxh64.get(i);
     const bytes = this.held.get(i);
     if (bytes) out.bytes = bytes;
+    return out;
+  }
+
+  /**
+   * What a cook's per-asset report reads of the result (status, reason, time, byte counts, error),
+   * without building the rest: a no-op reports every asset, and `get` made an output path and two
+   * hex strings for each.
+   */
+  brief(guid: string): AssetReportFields | undefined {
+    const i = this.slotOf.get(guid);
+    if (i === undefined || !(this.flags[i] & SET)) return undefined;
+    const nums = i * F_COUNT;
+    const out: AssetReportFields = { status: STATUSES[this.status[i]], ms: this.nums[nums + F_MS], bytesIn: this.nums[nums + F_IN], bytesOut: this.nums[nums + F_OUT] };
+    if (this.reason[i]) out.reason = this.reasons[this.reason[i] - 1] as AssetCookResult['reason'];
+    const error = this.errors.get(i);
+    if (error) out.error = error;
     return out;
   }
 

@@ -37,6 +37,10 @@ describe('HeldResults', () => {
     expect(held.identity(g(1))).toBe('00ab00cd12345678:4096:567');
     const pakSource = (r?: AssetCookResult) => r && Object.fromEntries(Object.entries({ output: r.output, cookedXxh64: r.cookedXxh64, bytes: r.bytes }).filter(([, v]) => v !== undefined));
     expect([1, 2, 3, 4, 5, 9].map((n) => held.pakSource(g(n)))).toEqual([1, 2, 3, 4, 5, 9].map((n) => pakSource(held.get(g(n)))));
+    // brief() is what a report reads of get(), in every form (reason, error, time, sizes).
+    const brief = (r?: AssetCookResult) => r && Object.fromEntries(Object.entries({ status: r.status, reason: r.reason, ms: r.ms, bytesIn: r.bytesIn, bytesOut: r.bytesOut, error: r.error }).filter(([, v]) => v !== undefined));
+    expect([1, 2, 3, 4, 5, 9].map((n) => held.brief(g(n)))).toEqual([1, 2, 3, 4, 5, 9].map((n) => brief(held.get(g(n)))));
+    expect(held.brief(g(4))).toEqual({ status: 'failed', reason: 'settings', error: failed.error, ms: 3.25, bytesIn: 1234, bytesOut: 0 });
 
     held.dropBytes();
     expect(held.get(g(3))!.bytes).toBeUndefined();
