@@ -174,11 +174,16 @@ export class MaterialsTable {
     return this.bytes;
   }
 
-  /** The record index of `guid`, or -1. */
-  find(guid: string): number {
+  /**
+   * The record index of `guid`, or -1. `hint`: the record it probably is (a scan asks in GUID
+   * order, so usually the one after the last found): checked first, one comparison instead of a
+   * binary search.
+   */
+  find(guid: string, hint = -1): number {
     if (!GUID_RE.test(guid)) return -1;
     const key = this.key;
     key.write(guid, 0, 16, 'hex');
+    if (hint >= 0 && hint < this.count && this.bytes.compare(key, 0, 16, HEADER + hint * RECORD, HEADER + hint * RECORD + 16) === 0) return hint;
     let lo = 0;
     let hi = this.count - 1;
     while (lo <= hi) {
@@ -317,9 +322,11 @@ export async function scanMaterials(packages: readonly AssetRecord[], intermedia
   const byPackage = new Map<string, { materials: MaterialShader[]; error?: LuminaError }>();
   const none: MaterialShader[] = [];
   let read = 0;
+  let next = 0;
   for (const r of packages) {
     if (r.kind !== 'package') continue;
-    const i = table.find(r.guid);
+    const i = table.find(r.guid, next);
+    if (i >= 0) next = i + 1;
     let blob: Uint8Array | undefined;
     let entry: Pick<PackageMaterials, 'materials' | 'error'> | undefined;
     if (i >= 0 && table.hashIs(i, r.hash)) {

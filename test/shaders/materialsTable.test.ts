@@ -43,6 +43,8 @@ describe('ShaderMaterials.bin', () => {
     const one = t.find(g(1));
     const three = t.find(g(3));
     expect([one, three]).toEqual([0, 1]);
+    // A hint is only a first guess: right, wrong, past the end or negative, the answer is the same.
+    expect([t.find(g(3), 1), t.find(g(3), 0), t.find(g(3), 2), t.find(g(1), 1), t.find(g(1), -1), t.find(g(2), 0), t.find(g(9), 1)]).toEqual([1, 1, 1, 0, 0, -1, -1]);
     expect(t.guid(three)).toBe(g(3));
     expect(t.hashIs(one, '00000000000000bb')).toBe(true);
     expect(t.hashIs(one, '00000000000000dd')).toBe(false);
