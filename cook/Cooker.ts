@@ -58,6 +58,7 @@ import { readSweptMarker, registryFromMarker, removeStale, shippedFingerprints, 
 import { primaryNameClashes, resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
 import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
+import { planKey, readStoredPlan, storePlan, type PlanFacts } from './planStore.js';
 import { openProjectRegistry } from './projectRegistry.js';
 import { DEV_PAK_NAME, writeChunkPaks, type PakOutput } from './writeChunkPaks.js';
 import { ProjectLock } from './projectLock.js';
@@ -142,6 +143,9 @@ export interface CookSummary {
   /** Shader permutations: how many, compiled now, taken from the shader cache, failed; the compiler. */
   shaders: { permutations: number; compiled: number; cached: number; fetched: number; failed: number; compiler: string };
 }
+
+/** What `plan()` gives: the plan, the resolved roots, and every record as the plan saw them. */
+export type FullPlan = CookPlan & { missingRoots: string[]; rootCount: number; roots: ResolvedRoots['roots']; records: readonly AssetRecord[] };
 
 export interface CookerOpenOptions {
   /** The project folder (holding lumina-cook.json); or pass `config`. */
@@ -234,6 +238,8 @@ export class Cooker {
   store: CookStore | undefined;
   /** The plan of the last `plan()` (the last full cook's, or a daemon batch's). */
   lastPlan: CookPlan | undefined;
+  /** Whether the last full cook took its plan from the store (cook/planStore.ts) or planned. */
+  lastPlanFrom: 'stored' | 'planned' | undefined;
   private readonly ctx: AssetCookContext;
   /** Problems found while opening (cache): reported by the next full cook. */
   private pending: CookProblem[] = [];
@@ -273,6 +279,8 @@ export class Cooker {
   private cookOnMain = false;
   /** The shader materials cache as a full cook's last scan left it (its two scans parse it once). */
   private materialsMemo: MaterialsMemo | undefined;
+  /** This full cook's plan being stored (planForCook). */
+  private planWrite: Promise<void> | undefined;
 
   private constructor(opts: { config: ProjectConfig; registry: RootLookup; cache: CookCache; shaders: ShaderRegistry; ci: boolean; log: Logger; bus: ProgressBus; store?: CookStore }) {
     this.config = opts.config;
@@ -381,13 +389,36 @@ export class Cooker {
   }
 
   /** The plan of the current registry; missing roots are in `resolvedMissing`. */
-  plan(): CookPlan & { missingRoots: string[]; rootCount: number; roots: ResolvedRoots['roots']; records: readonly AssetRecord[] } {
+  plan(): FullPlan {
     // Every record, as this plan saw them: the caller's name clashes and report use the same list.
     const records = this.registry.all();
     const resolved = resolveCookRoots(this.registry, this.config);
     const plan = planCook(this.registry, resolved.roots, { soft: this.config.cook.soft, mountChunks: new Map(this.config.mounts.map((m) => [m.alias, m.chunk])) });
     this.lastPlan = plan;
     return { ...plan, missingRoots: resolved.missing, rootCount: resolved.roots.length, roots: resolved.roots, records };
+  }
+
+  /**
+   * plan() for a full cook, with the primary-name clashes: the plan stored by an earlier cook when
+   * the registry's content, the config and the planning code are the ones it was made from
+   * (cook/planStore.ts), else planned here and stored for the next cook.
+   */
+  private planForCook(): FullPlan & Pick<PlanFacts, 'clashes'> {
+    const registry = this.registry;
+    const key = planKey(this.config, registry.contentIdentity);
+    const stored = key === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, key, registry);
+    if (stored) {
+      const { roots, missingRoots, clashes, ...plan } = stored;
+      this.lastPlan = plan;
+      this.lastPlanFrom = 'stored';
+      // Every record only when asked (the report): the plan itself needs only those it names.
+      return { ...plan, roots, missingRoots, clashes, rootCount: roots.length, get records() { return registry.all(); } };
+    }
+    const plan = this.plan();
+    this.lastPlanFrom = 'planned';
+    const clashes = primaryNameClashes({ all: () => plan.records }, this.config);
+    if (key !== undefined) this.planWrite = storePlan(this.config.intermediatesDir, key, { ...plan, clashes });
+    return { ...plan, clashes };
   }
 
   /**
@@ -616,6 +647,9 @@ export class Cooker {
     } finally {
       this.outputBytesBudget = 0;
       this.materialsMemo = undefined;
+      // The plan's store, started by the plan phase, is done before the cook returns.
+      await this.planWrite;
+      this.planWrite = undefined;
     }
   }
 
@@ -640,7 +674,7 @@ export class Cooker {
     const registrySize = this.registry.all().length;
     if (leanHeapFor(registrySize)) log.debug({ assets: registrySize }, 'lean heap mode');
     const planStart = performance.now();
-    const plan = this.plan();
+    const plan = this.planForCook();
     // Failure semantics (the same in every mode, --ci only adds to them):
     // - a root whose file is there but cannot be read, a text asset that cannot be read (text
     //   assets always ship) and a missing Hard dependency are errors: the paks would lack content
@@ -676,7 +710,7 @@ export class Cooker {
       }
       this.report(e, m.type === DependencyType.Hard ? 'error' : ciSeverity, problems);
     }
-    for (const c of primaryNameClashes({ all: () => plan.records }, config)) {
+    for (const c of plan.clashes) {
       for (const r of c.records.slice(1)) this.report(errors.primaryNameDuplicate(r.file, c.name, c.records[0].packagePath), ciSeverity, problems);
     }
     if (plan.softExcluded.length) log.info({ count: plan.softExcluded.length }, 'soft references left out of the cook (cook.soft is "exclude")');

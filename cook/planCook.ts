@@ -25,6 +25,8 @@ export const MAIN_CHUNK = 'Main';
 export interface AssetLookup {
   get(guid: string): AssetRecord | undefined;
   all(): Iterable<AssetRecord>;
+  /** Names the records exactly (AssetRegistry.contentIdentity); undefined when it cannot. */
+  readonly contentIdentity?: string;
 }
 
 export interface CookRoot {

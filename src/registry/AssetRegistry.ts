@@ -32,7 +32,7 @@ import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
 import { RecordInterner } from './recordIntern.js';
 import { outcomeError, readOnPool, type ReadJob } from './readPool.js';
-import { CACHE_FILE_NAME, encodeRegistryCache, entryAt, indexRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
+import { CACHE_FILE_NAME, checksum, encodeRegistryCache, entryAt, indexRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
 import { RowFolder } from './rowFolder.js';
 import { EntryTable } from './entryTable.js';
 import { encodeJournalFrame, JOURNAL_FILE_NAME, readJournal } from './registryJournal.js';
@@ -187,6 +187,9 @@ export class AssetRegistry {
   private pendingProblems: ScanProblem[] = [];
   /** Shared parts of the records one `process` call reads; dropped when it returns. */
   private interner: RecordInterner | undefined;
+  /** The loaded cache's checksums (snapshot and journal) while nothing has changed since: see contentIdentity. */
+  private loadedAs: string | undefined;
+  private identity: string | undefined;
 
   private constructor(readonly config: ProjectConfig, opts: RegistryOptions) {
     this.log = opts.log ?? silentLogger;
@@ -272,6 +275,18 @@ export class AssetRegistry {
 
   get size(): number {
     return this.pending ? this.pendingCount : this.winners.size;
+  }
+
+  /**
+   * Names the assets exactly, or undefined: after a full scan that read, re-hashed and removed
+   * nothing, the assets are the loaded cache's (its snapshot's checksum and its journal's), and
+   * stay so until a scan or update changes anything. Undefined before the first scan, when the
+   * cache was missing or not loaded whole (rebuilt, a torn or dropped journal), and from the first
+   * change on. With the same config, the same identity means the same records (the cook reuses its
+   * plan on it: cook/planStore.ts).
+   */
+  get contentIdentity(): string | undefined {
+    return this.identity;
   }
 
   /** The asset's imports in import-table order (targets may be missing from the registry); [] for an unknown GUID. */
@@ -375,6 +390,7 @@ export class AssetRegistry {
         return;
       }
     }
+    let snapshot: string | undefined;
     if (bytes) {
       try {
         // Rows are checked here, but a package-only folder's entries are built only when
@@ -392,6 +408,8 @@ export class AssetRegistry {
             this.entries.setIn(f.dir, row.name, e);
           }
         }
+        // The trailer is the body's checksum, just checked.
+        snapshot = bytes.toString('hex', bytes.byteLength - 8);
         this.cacheStatus = 'loaded';
         this.needsSnapshot = false;
       } catch (e) {
@@ -400,22 +418,27 @@ export class AssetRegistry {
         return;
       }
     }
-    this.replayJournal();
+    const journal = this.replayJournal();
+    if (snapshot !== undefined && journal !== undefined && !this.needsSnapshot && this.pendingProblems.length === 0) this.loadedAs = `${snapshot}:${journal}`;
     await this.sweepOldTemps();
   }
 
   /**
    * Fold the journal into the loaded entries. A torn or damaged tail (a kill mid-append) is a
    * warning: the frames before it are kept, the tail is cut off so the next append follows a whole
-   * frame, and the files it named are read again.
+   * frame, and the files it named are read again. Returns the journal's checksum ('' for none)
+   * when it was read whole.
    */
-  private replayJournal(): void {
+  private replayJournal(): string | undefined {
     let bytes: Buffer;
     try {
       bytes = fs.readFileSync(this.journalFile);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.dropJournal(`cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`);
-      return;
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.dropJournal(`cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`);
+        return undefined;
+      }
+      return '';
     }
     const read = readJournal(bytes, this.journalFile);
     for (const f of read.frames) {
@@ -424,7 +447,7 @@ export class AssetRegistry {
       this.journalOps += f.upserts.length + f.deletes.length;
     }
     if (read.frames.length > 0 && this.cacheStatus === 'missing') this.cacheStatus = 'loaded';
-    if (read.tail === undefined) return;
+    if (read.tail === undefined) return bytes.byteLength === 0 ? '' : checksum(bytes).toString(16);
     const p: ScanProblem = { code: 'CACHE_INVALID', message: `cache journal has a torn tail (a run was killed while writing it): ${read.tail}`, file: this.journalFile, severity: 'warning' };
     this.log.warn({ code: p.code, file: p.file }, p.message);
     this.pendingProblems.push(p);
@@ -433,6 +456,7 @@ export class AssetRegistry {
     } catch (e) {
       this.dropJournal(`cannot be cut back to its last whole frame (${(e as NodeJS.ErrnoException).code ?? e})`);
     }
+    return undefined;
   }
 
   /** Give up on the journal: what it held is read again, and the next save writes a whole snapshot. */
@@ -677,6 +701,10 @@ export class AssetRegistry {
   private async finish(batch: Batch, result: ScanResult, allDuplicates: boolean, t0: number, wantChange = false): Promise<{ result: ScanResult; change: RegistryChange }> {
     const change = this.apply(batch, result, allDuplicates, wantChange);
     this.batchOpen = false;
+    // Anything read, re-hashed or removed: the assets are no longer the loaded cache's. A full scan
+    // that changed nothing makes them exactly that (contentIdentity).
+    if (result.read > 0 || result.removed > 0 || result.rehashed > 0) this.loadedAs = undefined;
+    if (allDuplicates || this.loadedAs === undefined) this.identity = this.loadedAs;
     await this.saveIfDirty(result.problems);
     sortProblems(result.problems);
     result.assets = this.size;

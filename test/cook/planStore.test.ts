@@ -1,0 +1,247 @@
+/**
+ * A full cook takes the plan an earlier cook stored (Intermediates/CookPlan.json) only while the
+ * registry's records, the config and the planning code are the ones it was made from: any file
+ * edited, added, deleted or touched, or a config change, and the cook plans again, and what it
+ * plans (and ships) is what a fresh plan says. A damaged or foreign plan file is planned over.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cooker } from '../../cook/Cooker.js';
+import { primaryNameClashes } from '../../cook/cookRoots.js';
+import { PLAN_FILE_NAME, planKey, readStoredPlan, type PlanFacts } from '../../cook/planStore.js';
+import type { CookPlan } from '../../cook/planCook.js';
+import type { CookSummary } from '../../cook/Cooker.js';
+import { hard, prop, soft } from '../../src/format/packageBuilder.js';
+import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
+import { loadConfig } from '../../config/index.js';
+import { initHash } from '../../src/util/hash.js';
+import { asset, g, tempDir, writeFixture, writeProject } from './helpers.js';
+
+const mesh = (n: number, label = `m${n}`) => ({ exports: [{ guid: g(0x100 + n), name: `Mesh${n}`, className: '/Script/Engine.CStaticMesh', properties: [prop.str('Label', label)] }] });
+const main = (deps: number[], softDeps: number[] = []) => ({
+  imports: [...deps.map((n) => hard(g(0x100 + n))), ...softDeps.map((n) => soft(g(0x100 + n)))],
+  exports: [{ guid: g(1), name: 'Main', className: '/Script/Engine.CWorld', properties: [prop.str('Label', 'main')] }],
+});
+const config = (extra: Record<string, unknown> = {}) => ({
+  name: 'Plans',
+  cookRoots: ['/Game/Maps/Main', '/Game/Maps/Gone'],
+  plugins: [{ name: 'Extra', path: 'Plugins/Extra', chunk: 'DLC1', cookRoots: ['/Extra/Quest'] }],
+  ...extra,
+});
+
+let dir: string;
+beforeAll(async () => {
+  await initHash();
+  dir = await tempDir('lc-plans-');
+  await writeProject(dir, config(), {
+    'Content/Maps/Main.lasset': main([0, 1, 9], [2]),
+    'Content/Meshes/Mesh0.lasset': mesh(0),
+    'Content/Meshes/Mesh1.lasset': mesh(1),
+    'Content/Meshes/Mesh2.lasset': mesh(2),
+    'Content/Meshes/Mesh3.lasset': mesh(3),
+    'Content/Data/A/Rules.lasset': asset(g(2), 'Rules', { assetFlags: 1 }),
+    'Content/Data/B/Rules.lasset': asset(g(3), 'Rules', { assetFlags: 1 }),
+    'Content/UI/Hud.rml': { text: '<rml/>', guid: g(0x200) },
+    'Plugins/Extra/Content/Quest.lasset': { imports: [hard(g(0x103))], exports: [{ guid: g(0x300), name: 'Quest', className: '/Script/Engine.CQuest' }] },
+  });
+});
+afterAll(async () => {
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+type Facts = CookPlan & Partial<Pick<PlanFacts, 'roots' | 'missingRoots' | 'clashes'>>;
+
+/** Everything a cook takes from its plan, as plain data. */
+function planData(p: Facts) {
+  return {
+    packages: p.packages.map((a) => [a.record.guid, a.record.file, a.chunk, a.via]),
+    texts: p.textAssets.map((a) => [a.record.guid, a.chunk, a.via]),
+    chunks: p.chunks,
+    missing: p.missing.map((e) => [e.referrer.guid, e.guid, e.type]),
+    softExcluded: p.softExcluded.map((e) => [e.referrer.guid, e.guid, e.type]),
+    softOnly: p.softOnly,
+    roots: p.roots,
+    missingRoots: p.missingRoots,
+    clashes: p.clashes?.map((c) => [c.name, c.records.map((r) => r.guid)]),
+  };
+}
+
+/** Only what Cooker.lastPlan holds (the CookPlan part). */
+const planOnly = ({ roots: _, missingRoots: __, clashes: ___, ...rest }: ReturnType<typeof planData>) => rest;
+
+/** A full cook: where its plan came from, that plan (Cooker.lastPlan) as data, and what it reported. */
+async function cook() {
+  const c = await Cooker.open({ projectDir: dir });
+  try {
+    const s = await c.cook({ report: false });
+    return { from: c.lastPlanFrom, plan: planData(c.lastPlan!), summary: s };
+  } finally {
+    c.close();
+  }
+}
+
+/** What planning from scratch says of the project as it is now, and what the plan file holds for it (undefined: none for it). */
+async function freshPlan() {
+  const c = await Cooker.open({ projectDir: dir });
+  try {
+    const p = c.plan();
+    const fresh = planData({ ...p, clashes: primaryNameClashes({ all: () => p.records }, c.config) });
+    const key = planKey(c.config, c.registry.contentIdentity);
+    const stored = key === undefined ? undefined : readStoredPlan(c.config.intermediatesDir, key, c.registry);
+    return { fresh, stored: stored && planData(stored) };
+  } finally {
+    c.close();
+  }
+}
+
+/** Before a change: cooks until the cook takes the stored plan (the plan file is the registry's as it is). */
+async function settle() {
+  let from = (await cook()).from;
+  if (from !== 'stored') from = (await cook()).from;
+  if (from !== 'stored') from = (await cook()).from;
+  expect(from).toBe('stored');
+}
+
+/** Problems and per-asset outcomes of a cook, comparable across cooks. */
+const outcome = (s: CookSummary) => ({
+  problems: s.problems.map((p) => `${p.severity} ${p.code} ${p.file} ${p.message}`).sort(),
+  assets: s.assetReports.map((a) => [a.guid, a.path, a.chunk, a.via, a.status]),
+});
+
+/**
+ * After a change the next cook plans. When its scan read something (a file changed), the registry
+ * has no identity to store that plan under and the cook after it plans again; then the plan is
+ * stored, and the cook after takes it. Each plan is a fresh plan, and the last two cooks report
+ * the same.
+ */
+async function replansAfterChange(filesChanged = true) {
+  if (filesChanged) {
+    const first = await cook();
+    expect(first.from).toBe('planned');
+    expect(first.plan).toEqual(planOnly((await freshPlan()).fresh));
+  }
+  const second = await cook();
+  expect(second.from).toBe('planned');
+  const { fresh, stored } = await freshPlan();
+  expect(second.plan).toEqual(planOnly(fresh));
+  // The whole of it (roots, missing roots, clashes too) is what the file holds now.
+  expect(stored).toEqual(fresh);
+  const third = await cook();
+  expect(third.from).toBe('stored');
+  expect(third.plan).toEqual(planOnly(fresh));
+  expect(third.summary.cooked).toBe(0);
+  expect(outcome(third.summary)).toEqual(outcome(second.summary));
+  return fresh;
+}
+
+describe('the stored cook plan', () => {
+  it('is taken by a no-op cook, and equals planning again', async () => {
+    // The first cook of all has no registry cache to name: nothing is stored.
+    expect((await cook()).from).toBe('planned');
+    const fresh = await replansAfterChange(false);
+    expect(fs.existsSync(path.join(dir, 'Intermediates', PLAN_FILE_NAME))).toBe(true);
+    // What the plan holds here: chunks, a soft-only asset, a missing dependency and root, a clash, a text asset.
+    expect(fresh.chunks).toEqual(['Main', 'DLC1']);
+    expect(fresh.softOnly).toBe(1);
+    expect(fresh.missing).toEqual([[g(1), g(0x109), 0]]);
+    expect(fresh.missingRoots).toEqual(['/Game/Maps/Gone']);
+    expect(fresh.clashes).toEqual([['Rules', [g(2), g(3)]]]);
+    expect(fresh.texts).toEqual([[g(0x200), 'Main', 'mount']]);
+    expect((await cook()).from).toBe('stored');
+  });
+
+  it('is planned again when a package is edited (a new dependency)', async () => {
+    await settle();
+    await writeFixture(dir, 'Content/Maps/Main.lasset', main([0, 1, 3, 9], [2]));
+    const fresh = await replansAfterChange();
+    expect(fresh.packages.find((p) => p[0] === g(0x103))?.[2]).toBe('Main');
+  });
+
+  it('is planned again when a file is added (a missing dependency appears)', async () => {
+    await settle();
+    await writeFixture(dir, 'Content/Meshes/Mesh9.lasset', mesh(9));
+    const fresh = await replansAfterChange();
+    expect(fresh.missing).toEqual([]);
+  });
+
+  it('is planned again when a file is deleted', async () => {
+    await settle();
+    await fsp.rm(path.join(dir, 'Content/Meshes/Mesh1.lasset'));
+    const fresh = await replansAfterChange();
+    expect(fresh.missing).toEqual([[g(1), g(0x101), 0]]);
+  });
+
+  it('is planned again when a file is only touched (same bytes, new mtime)', async () => {
+    await settle();
+    const file = path.join(dir, 'Content/Meshes/Mesh0.lasset');
+    const later = new Date(Date.now() + 5000);
+    await fsp.utimes(file, later, later);
+    await replansAfterChange();
+  });
+
+  it('is planned again when a text asset sidecar changes its GUID', async () => {
+    await settle();
+    await fsp.writeFile(path.join(dir, 'Content/UI/Hud.rml.lmeta'), JSON.stringify({ guid: g(0x201) }));
+    const fresh = await replansAfterChange();
+    expect(fresh.texts).toEqual([[g(0x201), 'Main', 'mount']]);
+  });
+
+  it('is planned again when the config changes (a root, soft references, a plugin)', async () => {
+    await settle();
+    await fsp.writeFile(path.join(dir, 'lumina-cook.json'), JSON.stringify(config({ cookRoots: ['/Game/Maps/Main', '/Game/Meshes/Mesh2'] })));
+    expect((await replansAfterChange(false)).roots!.map((r) => r.packagePath)).toContain('/Game/Meshes/Mesh2');
+    await fsp.writeFile(path.join(dir, 'lumina-cook.json'), JSON.stringify(config({ cook: { soft: 'exclude' } })));
+    expect((await replansAfterChange(false)).softExcluded).toEqual([[g(1), g(0x102), 1]]);
+    await fsp.writeFile(path.join(dir, 'lumina-cook.json'), JSON.stringify(config({ plugins: [{ name: 'Extra', path: 'Plugins/Extra', chunk: 'DLC1', enabled: false }] })));
+    expect((await replansAfterChange(false)).chunks).toEqual(['Main']);
+  });
+
+  it('a damaged plan file, or one made under another key, is planned over', async () => {
+    const file = path.join(dir, 'Intermediates', PLAN_FILE_NAME);
+    await cook();
+    const good = await fsp.readFile(file, 'utf8');
+    const damaged = good.replace(g(0x100), g(0x103));
+    expect(damaged).not.toBe(good);
+    await fsp.writeFile(file, damaged);
+    await replansAfterChange(false);
+    // A valid file of another key: a plan made before an edit, put back after it.
+    const before = await fsp.readFile(file, 'utf8');
+    await writeFixture(dir, 'Content/Maps/Main.lasset', main([0, 9], [2]));
+    await replansAfterChange();
+    await fsp.writeFile(file, before);
+    const next = await cook();
+    expect(next.from).toBe('planned');
+    expect(next.plan).toEqual(planOnly((await freshPlan()).fresh));
+  });
+});
+
+describe('AssetRegistry.contentIdentity', () => {
+  it('names the loaded cache after a scan that changed nothing, and nothing before a scan or after a change', async () => {
+    const open = async () => AssetRegistry.open({ config: loadConfig(dir).config, logProblems: false });
+    const a = await open();
+    expect(a.contentIdentity).toBeUndefined();
+    await a.scan();
+    a.close();
+    const b = await open();
+    await b.scan();
+    const id = b.contentIdentity;
+    expect(id).toMatch(/^[0-9a-f]{16}:/);
+    // An update that reads nothing keeps it; one that reads a changed file ends it.
+    await b.updateFiles([path.join(dir, 'Content/Meshes/Mesh2.lasset')]);
+    expect(b.contentIdentity).toBe(id);
+    await writeFixture(dir, 'Content/Meshes/Mesh2.lasset', mesh(2, 'changed'));
+    await b.updateFiles([path.join(dir, 'Content/Meshes/Mesh2.lasset')]);
+    expect(b.contentIdentity).toBeUndefined();
+    await b.scan();
+    expect(b.contentIdentity).toBeUndefined();
+    b.close();
+    // Reopened on what that update saved (a journal frame): a new identity.
+    const c = await open();
+    await c.scan();
+    expect(c.contentIdentity).toMatch(/^[0-9a-f]{16}:[0-9a-f]+$/);
+    expect(c.contentIdentity).not.toBe(id);
+    c.close();
+  });
+});
