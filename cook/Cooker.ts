@@ -969,12 +969,13 @@ export class Cooker {
       if (swept?.outputs !== fingerprints.outputs) {
         await removeStale(config.cookedDir, new Set([registryFile, shaderFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
       }
-      await writeSweptMarker(config.cookedDir, config.intermediatesDir, {
-        outputs: fingerprints.outputs,
-        registryInputs: fingerprints.registryInputs,
-        registryXxh64: hashHex(xxh64(registryBytes)),
-        registrySize: registryBytes.byteLength,
-      }).catch((e: unknown) => this.report(isLuminaError(e) ? e : errors.ioFailed(config.intermediatesDir, 'write', e), 'warning', problems));
+      const marker = { outputs: fingerprints.outputs, registryInputs: fingerprints.registryInputs, registryXxh64: hashHex(xxh64(registryBytes)), registrySize: registryBytes.byteLength };
+      // The marker this cook read says the same and is still there (no write into Saved/Cooked
+      // removed it): nothing to write, and a no-op does no fsync for it.
+      const sameMarker = swept !== undefined && swept.outputs === marker.outputs && swept.registryInputs === marker.registryInputs && swept.registryXxh64 === marker.registryXxh64 && swept.registrySize === marker.registrySize;
+      if (!sameMarker || !fs.existsSync(path.join(config.intermediatesDir, SWEPT_MARKER_FILE))) {
+        await writeSweptMarker(config.cookedDir, config.intermediatesDir, marker).catch((e: unknown) => this.report(isLuminaError(e) ? e : errors.ioFailed(config.intermediatesDir, 'write', e), 'warning', problems));
+      }
       summary.phases.outputs = Math.round(performance.now() - outputsStart);
     }
     if (summary.ok && opts.paks !== false) {

@@ -57,10 +57,18 @@ describe('the swept marker of Saved/Cooked', () => {
     const registry = path.join(cooked, 'AssetRegistry.bin');
     const before = await fsp.stat(registry, { bigint: true });
     const bytes = await fsp.readFile(registry);
+    const markerBefore = await fsp.stat(marker, { bigint: true });
     const s = await cook();
     expect(s.cooked).toBe(0);
     expect((await fsp.stat(registry, { bigint: true })).mtimeNs).toBe(before.mtimeNs);
     expect((await fsp.readFile(registry)).equals(bytes)).toBe(true);
+    // The marker says the same and nothing removed it: not written again (no fsync on a no-op).
+    const markerAfter = await fsp.stat(marker, { bigint: true });
+    expect([markerAfter.ino, markerAfter.mtimeNs]).toEqual([markerBefore.ino, markerBefore.mtimeNs]);
+    // An output deleted by hand: its re-cook's write removes the marker, the same set ships with the
+    // same registry, so the marker says the same as before and must be written again.
+    await fsp.rm(path.join(cooked, 'Game/Meshes/Mesh0.lasset'));
+    expect((await cook()).cooked).toBe(1);
     expect(fs.existsSync(marker)).toBe(true);
     // The walk was skipped: a file copied in by hand (no cook's write) is still there after a no-op.
     const byHand = path.join(cooked, 'Game/ByHand.txt');
@@ -132,6 +140,8 @@ describe('the swept marker of Saved/Cooked', () => {
     await writeFixture(dir, 'Content/Meshes/Mesh0.lasset', { exports: [{ guid: g(0x100), name: 'Mesh0', className: '/Script/Engine.CStaticMesh', properties: [prop.str('Label', 'again')] }] });
     const s = await cook();
     expect(s.cooked).toBe(1);
+    // Its write removed the marker, and the same set ships: the marker is written again as it was.
+    expect(fs.existsSync(marker)).toBe(true);
     expect(await cacheHas(loose)).toBe(false);
     expect(fs.existsSync(path.join(cooked, 'Game/Unused/Loose.lasset'))).toBe(false);
     await fsp.rm(path.join(dir, 'Content/Unused'), { recursive: true });
