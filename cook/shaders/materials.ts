@@ -209,6 +209,12 @@ export class MaterialsTable {
     return this.bytes.toString('hex', HEADER + i * RECORD, HEADER + i * RECORD + 16);
   }
 
+  /** Whether record `i` has no materials JSON (what `blob(i)` gives as empty), without a view of it. */
+  blobEmpty(i: number): boolean {
+    const r = HEADER + i * RECORD;
+    return this.bytes.readUInt32LE(r + 28) === 0 && this.bytes.readUInt32LE(r + 24) <= this.blobSize;
+  }
+
   /** Record `i`'s materials JSON (empty: none); undefined when it points outside the blob. */
   blob(i: number): Uint8Array | undefined {
     const r = HEADER + i * RECORD;
@@ -321,6 +327,7 @@ export async function scanMaterials(packages: readonly AssetRecord[], intermedia
   let changed = false;
   const byPackage = new Map<string, { materials: MaterialShader[]; error?: LuminaError }>();
   const none: MaterialShader[] = [];
+  const noMaterials = { materials: none };
   let read = 0;
   let next = 0;
   for (const r of packages) {
@@ -330,9 +337,12 @@ export async function scanMaterials(packages: readonly AssetRecord[], intermedia
     let blob: Uint8Array | undefined;
     let entry: Pick<PackageMaterials, 'materials' | 'error'> | undefined;
     if (i >= 0 && table.hashIs(i, r.hash)) {
-      blob = table.blob(i);
-      if (blob?.byteLength) entry = parseBlob(blob);
-      else if (blob) entry = { materials: none };
+      // Most packages have no materials: no blob view is made for them (the next table needs none).
+      if (table.blobEmpty(i)) entry = noMaterials;
+      else {
+        blob = table.blob(i);
+        if (blob?.byteLength) entry = parseBlob(blob);
+      }
       if (entry) {
         if (!seen[i]) hits++;
         seen[i] = 1;

@@ -49,6 +49,7 @@ describe('ShaderMaterials.bin', () => {
     expect(t.hashIs(one, '00000000000000bb')).toBe(true);
     expect(t.hashIs(one, '00000000000000dd')).toBe(false);
     expect(t.blob(one)?.byteLength).toBe(0);
+    expect([t.blobEmpty(one), t.blobEmpty(three)]).toEqual([true, false]);
     expect(Buffer.from(t.blob(three)!).toString()).toBe('{"materials":[]}');
     // A flipped byte anywhere fails the footer hash.
     const bad = Buffer.from(MaterialsTable.encode([g(1)], ['00000000000000bb'], [blob]).data);
