@@ -133,8 +133,21 @@ function keyInput(
   classes: readonly string[] | undefined,
 ): CookKeyInput {
   let schema: string | undefined;
-  if (record.kind === 'package' && ctx.schemas && ctx.schemas.size > 0) schema = classes ? ctx.schemas.packageHash(classes) : 'unknown';
+  if (record.kind === 'package' && ctx.schemas && ctx.schemas.size > 0) schema = classes ? schemaPart(ctx.schemas, classes) : 'unknown';
   return { kind: record.kind, contentHash, texture: texture || record.className === TEXTURE_CLASS, schema };
+}
+
+/** packageHash by export class list, per schema set (immutable): a no-op asks it of every package, mostly of a few lists. */
+const schemaParts = new WeakMap<ClassSchemas, Map<string, string>>();
+
+function schemaPart(schemas: ClassSchemas, classes: readonly string[]): string {
+  let memo = schemaParts.get(schemas);
+  if (!memo) schemaParts.set(schemas, (memo = new Map()));
+  // JSON names the list exactly, whatever characters a class name holds.
+  const key = JSON.stringify(classes);
+  let part = memo.get(key);
+  if (part === undefined) memo.set(key, (part = schemas.packageHash(classes)));
+  return part;
 }
 
 /** The export classes of a parsed package, as the cache entry keeps them. */
