@@ -403,22 +403,24 @@ export class Cooker {
    * the registry's content, the config and the planning code are the ones it was made from
    * (cook/planStore.ts), else planned here and stored for the next cook.
    */
-  private planForCook(): FullPlan & Pick<PlanFacts, 'clashes'> {
+  private planForCook(): FullPlan & Pick<PlanFacts, 'clashes' | 'fingerprints'> {
     const registry = this.registry;
     const key = planKey(this.config, registry.contentIdentity);
     const stored = key === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, key, registry);
     if (stored) {
-      const { roots, missingRoots, clashes, ...plan } = stored;
+      const { roots, missingRoots, clashes, fingerprints, ...plan } = stored;
       this.lastPlan = plan;
       this.lastPlanFrom = 'stored';
       // Every record only when asked (the report): the plan itself needs only those it names.
-      return { ...plan, roots, missingRoots, clashes, rootCount: roots.length, get records() { return registry.all(); } };
+      return { ...plan, roots, missingRoots, clashes, fingerprints, rootCount: roots.length, get records() { return registry.all(); } };
     }
     const plan = this.plan();
     this.lastPlanFrom = 'planned';
     const clashes = primaryNameClashes({ all: () => plan.records }, this.config);
-    if (key !== undefined) this.planWrite = storePlan(this.config.intermediatesDir, key, { ...plan, clashes });
-    return { ...plan, clashes };
+    if (key === undefined) return { ...plan, clashes };
+    const fingerprints = shippedFingerprints([...plan.packages, ...plan.textAssets].map((a) => a.record));
+    this.planWrite = storePlan(this.config.intermediatesDir, key, { ...plan, clashes, fingerprints });
+    return { ...plan, clashes, fingerprints };
   }
 
   /**
@@ -930,7 +932,8 @@ export class Cooker {
       // merely failed to reach, or fixing the file would cost their re-cook.
       const outputsStart = performance.now();
       const shippedRecords = shipped.map((a) => a.record);
-      const fingerprints = shippedFingerprints(shippedRecords);
+      // Everything planned ships (a no-op): the plan's own fingerprints, the same list in the same order.
+      const fingerprints = !split && plan.fingerprints && shipped.length === all.length ? plan.fingerprints : shippedFingerprints(shippedRecords);
       // This cook changed nothing under Saved/Cooked: every asset from the cache, the same outputs as the last sweep left.
       const sameAsSwept = swept?.outputs === fingerprints.outputs && summary.cached === all.length;
       const registryFile = path.join(config.cookedDir, REGISTRY_ENTRY);

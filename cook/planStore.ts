@@ -41,6 +41,11 @@ export interface PlanFacts extends CookPlan {
   missingRoots: string[];
   /** Primary assets sharing a name (primaryNameClashes). */
   clashes: Array<{ name: string; records: AssetRecord[] }>;
+  /**
+   * shippedFingerprints of every planned asset (packages, then text assets): what the cook's
+   * outputs phase computes when everything it planned ships (a no-op).
+   */
+  fingerprints?: { outputs: string; registryInputs: string };
 }
 
 interface Stored {
@@ -58,6 +63,7 @@ interface Stored {
   roots: Array<[string, string, string, ResolvedRoot['reason']]>;
   missingRoots: string[];
   clashes: Array<[string, string[]]>;
+  fingerprints?: [string, string];
 }
 
 const VIA: Record<PlannedAsset['via'], string> = { root: 'r', hard: 'h', soft: 's', mount: 'm' };
@@ -113,6 +119,7 @@ export function encodePlan(key: string, p: PlanFacts): string | undefined {
     roots: p.roots.map((r) => [r.guid, r.packagePath, r.chunk, r.reason]),
     missingRoots: p.missingRoots,
     clashes: p.clashes.map((c) => [c.name, c.records.map((r) => r.guid)]),
+    ...(p.fingerprints ? { fingerprints: [p.fingerprints.outputs, p.fingerprints.registryInputs] as [string, string] } : {}),
   };
   const planned = [...p.packages, ...p.textAssets];
   if (stored.packageChunks.includes(-1) || stored.textChunks.includes(-1) || planned.some((a) => !GUID_RE.test(a.record.guid))) return undefined;
@@ -163,6 +170,7 @@ export function decodePlan(text: string, key: string, lookup: Pick<AssetLookup, 
       roots: s.roots.map(([guid, packagePath, chunk, reason]) => ({ guid, packagePath, chunk, reason })),
       missingRoots: s.missingRoots,
       clashes: s.clashes.map(([name, guids]) => ({ name, records: guids.map(rec) })),
+      ...(s.fingerprints ? { fingerprints: { outputs: s.fingerprints[0], registryInputs: s.fingerprints[1] } } : {}),
     };
   } catch (e) {
     if (e instanceof Missing) return undefined;

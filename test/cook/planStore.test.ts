@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cooker } from '../../cook/Cooker.js';
 import { primaryNameClashes } from '../../cook/cookRoots.js';
+import { shippedFingerprints } from '../../cook/cookedOutputs.js';
 import { PLAN_FILE_NAME, planKey, readStoredPlan, type PlanFacts } from '../../cook/planStore.js';
 import type { CookPlan } from '../../cook/planCook.js';
 import type { CookSummary } from '../../cook/Cooker.js';
@@ -51,7 +52,7 @@ afterAll(async () => {
   await fsp.rm(dir, { recursive: true, force: true });
 });
 
-type Facts = CookPlan & Partial<Pick<PlanFacts, 'roots' | 'missingRoots' | 'clashes'>>;
+type Facts = CookPlan & Partial<Pick<PlanFacts, 'roots' | 'missingRoots' | 'clashes' | 'fingerprints'>>;
 
 /** Everything a cook takes from its plan, as plain data. */
 function planData(p: Facts) {
@@ -65,11 +66,12 @@ function planData(p: Facts) {
     roots: p.roots,
     missingRoots: p.missingRoots,
     clashes: p.clashes?.map((c) => [c.name, c.records.map((r) => r.guid)]),
+    fingerprints: p.fingerprints,
   };
 }
 
 /** Only what Cooker.lastPlan holds (the CookPlan part). */
-const planOnly = ({ roots: _, missingRoots: __, clashes: ___, ...rest }: ReturnType<typeof planData>) => rest;
+const planOnly = ({ roots: _, missingRoots: __, clashes: ___, fingerprints: ____, ...rest }: ReturnType<typeof planData>) => rest;
 
 /** A full cook: where its plan came from, that plan (Cooker.lastPlan) as data, and what it reported. */
 async function cook() {
@@ -87,7 +89,8 @@ async function freshPlan() {
   const c = await Cooker.open({ projectDir: dir });
   try {
     const p = c.plan();
-    const fresh = planData({ ...p, clashes: primaryNameClashes({ all: () => p.records }, c.config) });
+    const fingerprints = shippedFingerprints([...p.packages, ...p.textAssets].map((a) => a.record));
+    const fresh = planData({ ...p, clashes: primaryNameClashes({ all: () => p.records }, c.config), fingerprints });
     const key = planKey(c.config, c.registry.contentIdentity);
     const stored = key === undefined ? undefined : readStoredPlan(c.config.intermediatesDir, key, c.registry);
     return { fresh, stored: stored && planData(stored) };
