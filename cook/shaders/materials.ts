@@ -181,9 +181,9 @@ export class MaterialsTable {
    */
   find(guid: string, hint = -1): number {
     if (!GUID_RE.test(guid)) return -1;
+    if (hint >= 0 && hint < this.count && hexIs(this.bytes, HEADER + hint * RECORD, guid)) return hint;
     const key = this.key;
     key.write(guid, 0, 16, 'hex');
-    if (hint >= 0 && hint < this.count && this.bytes.compare(key, 0, 16, HEADER + hint * RECORD, HEADER + hint * RECORD + 16) === 0) return hint;
     let lo = 0;
     let hi = this.count - 1;
     while (lo <= hi) {
@@ -199,10 +199,7 @@ export class MaterialsTable {
 
   /** Whether record `i` was made from content of this hash (16 hex digits). */
   hashIs(i: number, hash: string): boolean {
-    if (!HASH_RE.test(hash)) return false;
-    this.key.write(hash, 16, 8, 'hex');
-    const r = HEADER + i * RECORD + 16;
-    return this.bytes.compare(this.key, 16, 24, r, r + 8) === 0;
+    return HASH_RE.test(hash) && hexIs(this.bytes, HEADER + i * RECORD + 16, hash);
   }
 
   guid(i: number): string {
@@ -223,6 +220,16 @@ export class MaterialsTable {
     if (at + length > this.blobSize) return undefined;
     return this.bytes.subarray(this.blobAt + at, this.blobAt + at + length);
   }
+}
+
+/** Do the bytes at `at` spell `hex` (lowercase hex digits, checked by the caller)? Compared here: a Buffer write and compare per call cost more than the bytes. */
+function hexIs(bytes: Buffer, at: number, hex: string): boolean {
+  for (let i = 0, n = hex.length; i < n; i += 2, at++) {
+    const hi = hex.charCodeAt(i);
+    const lo = hex.charCodeAt(i + 1);
+    if (bytes[at] !== (((hi > 57 ? hi - 87 : hi - 48) << 4) | (lo > 57 ? lo - 87 : lo - 48))) return false;
+  }
+  return true;
 }
 
 function stampOf(file: string): string | undefined {
