@@ -138,15 +138,18 @@ function keyInput(
 }
 
 /** packageHash by export class list, per schema set (immutable): a no-op asks it of every package, mostly of a few lists. */
-const schemaParts = new WeakMap<ClassSchemas, Map<string, string>>();
+const schemaParts = new WeakMap<ClassSchemas, { one: Map<string, string>; many: Map<string, string> }>();
 
 function schemaPart(schemas: ClassSchemas, classes: readonly string[]): string {
   let memo = schemaParts.get(schemas);
-  if (!memo) schemaParts.set(schemas, (memo = new Map()));
-  // JSON names the list exactly, whatever characters a class name holds.
-  const key = JSON.stringify(classes);
-  let part = memo.get(key);
-  if (part === undefined) memo.set(key, (part = schemas.packageHash(classes)));
+  if (!memo) schemaParts.set(schemas, (memo = { one: new Map(), many: new Map() }));
+  // A list of one class (most packages) by that name; longer lists by their JSON, which names a
+  // list exactly whatever characters a class name holds.
+  const one = classes.length === 1;
+  const map = one ? memo.one : memo.many;
+  const key = one ? classes[0] : JSON.stringify(classes);
+  let part = map.get(key);
+  if (part === undefined) map.set(key, (part = schemas.packageHash(classes)));
   return part;
 }
 

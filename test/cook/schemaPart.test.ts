@@ -35,7 +35,8 @@ describe('the schema part of a cook key', () => {
     const settings = settingsHashes(loadConfig(dir).config);
     const record = { kind: 'package', className: THING, hash: '0123456789abcdef' } as AssetRecord;
     const a = schemasWith('Radius');
-    const lists = [[THING, ''], [`${THING}\n`], [THING], ['/Script/Engine.COther'], [THING, ''], [`${THING}\n`], ['', THING]];
+    // A one-class list spelled like a longer list's JSON must not take that list's answer either.
+    const lists = [[THING, ''], [`${THING}\n`], [THING], ['/Script/Engine.COther'], [THING, ''], [`${THING}\n`], ['', THING], [JSON.stringify([THING])], [JSON.stringify([THING, ''])]];
     for (const classes of lists) {
       expect(keyPartsForRecord(record, { settings, schemas: a }, false, record.hash, classes).schema ?? '').toBe(a.packageHash(classes));
     }
