@@ -28,6 +28,14 @@ const PACKAGE_EXT = '.lasset';
 const PACKAGE_EXT_RE = /\.lasset$/i;
 const pool: Buffer[] = [];
 
+/**
+ * The same number, as V8's small integer when it is one: the walk's sizes arrive as heap numbers
+ * (read from a Float64Array), and a record and its entry each kept a 16-byte box for theirs.
+ */
+function smallInt(n: number): number {
+  return n >= 0 && n < 2 ** 31 ? n | 0 : n;
+}
+
 /** Borrow a read buffer; concurrent reads each get their own, and they are reused across files. */
 function takeBuffer(): Buffer {
   return pool.pop() ?? Buffer.allocUnsafe(CHUNK);
@@ -151,7 +159,7 @@ export async function readPackageRecord(at: Located, stat: FileStat): Promise<As
     flags: exp.assetFlags,
     dependencies: tables.imports.map((d) => ({ guid: d.guid, type: d.type })),
     mtimeMs: stat.mtimeMs,
-    size: stat.size,
+    size: smallInt(stat.size),
     hash,
   };
 }
@@ -220,7 +228,7 @@ export async function readTextRecord(at: Located, stat: FileStat, mint: boolean)
       flags: 0,
       dependencies: [],
       mtimeMs: stat.mtimeMs,
-      size: stat.size,
+      size: smallInt(stat.size),
       hash,
     },
     sidecar,
