@@ -673,7 +673,8 @@ export class Cooker {
     }
 
     // A very large registry: V8 keeps its heap near what is live (src/util/leanHeap.ts).
-    const registrySize = this.registry.all().length;
+    // The size without all(): a no-op on a stored plan never thaws every record.
+    const registrySize = this.registry.size ?? this.registry.all().length;
     if (leanHeapFor(registrySize)) log.debug({ assets: registrySize }, 'lean heap mode');
     const planStart = performance.now();
     const plan = this.planForCook();

@@ -27,6 +27,8 @@ export interface AssetLookup {
   all(): Iterable<AssetRecord>;
   /** Names the records exactly (AssetRegistry.contentIdentity); undefined when it cannot. */
   readonly contentIdentity?: string;
+  /** How many assets `all()` would give, without building them (AssetRegistry.size); optional. */
+  readonly size?: number;
 }
 
 export interface CookRoot {
