@@ -46,8 +46,8 @@ export { buildCookReport, renderReportHtml, reportFiles, writeCookReport } from 
 export type { CookReport, ReportAsset, ReportFiles, ReportReference } from './cook/report/index.js';
 
 // Paks: write, read, mount (with patches and a loose-file overlay), diff, releases.
-export { writePak, PakReader, MountedPaks, diffPaks, buildPatchPak, writeRelease, readReleaseManifest, collectSources } from './pak/index.js';
-export type { MountOptions, PakDiff, PakEntry, PakSource, PakToc, PatchSummary, ReleaseManifest, VerifyResult, WritePakOptions, WritePakResult } from './pak/index.js';
+export { writePak, PakReader, MountedPaks, diffPaks, buildPatchPak, writeRelease, readReleaseManifest, collectSources, ReleaseContent } from './pak/index.js';
+export type { MountOptions, PakDiff, PakEntry, PakSource, PakToc, PatchSummary, ReleaseManifest, ReleaseSummary, VerifyResult, WritePakOptions, WritePakResult } from './pak/index.js';
 
 // The watch daemon and its client.
 export { Daemon } from './watch/Daemon.js';

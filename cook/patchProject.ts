@@ -5,13 +5,17 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { loadConfig, type ProjectConfig } from '../config/index.js';
 import { errors } from '../src/errors.js';
 import { buildPatchPak, type PatchSummary } from '../pak/buildPatch.js';
-import { listFiles, sourceOf } from '../pak/collectSources.js';
+import { sourceOf, walkFiles } from '../pak/collectSources.js';
+import { mountedPath } from '../pak/pakFormat.js';
+import { ReleaseContent } from '../pak/releaseContent.js';
 import type { PakSource } from '../pak/writePak.js';
 import { CACHE_FILE_NAME, CookCache } from './cookCache.js';
-import { readReleaseManifest, RELEASE_MANIFEST, type ReleaseManifest } from '../pak/releaseManifest.js';
+import { parseReleaseManifest, readManifestText, RELEASE_MANIFEST, type ReleaseSummary } from '../pak/releaseManifest.js';
 import { cookProject, type CookProjectOptions, type CookSummary } from './cookProject.js';
 
 export interface PatchProjectOptions extends Omit<CookProjectOptions, 'release' | 'paks'> {
@@ -32,8 +36,8 @@ export interface PatchProjectResult {
   /** The project's lumina-cook.json. */
   configFile: string;
   cook: CookSummary;
-  /** The release the patch is built against. */
-  base: (ReleaseManifest & { file: string }) | null;
+  /** The release the patch is built against (its manifest without the entry lists: `entryCount` per pak). */
+  base: (ReleaseSummary & { file: string }) | null;
   patch: PatchSummary | null;
 }
 
@@ -54,17 +58,43 @@ function fail(file: string, name: string, known: string[]): never {
   throw errors.patchBaseInvalid(file, `no release at ${file}${have}`, `a release is written by \`lumina-cook cook --release ${name || 'NAME'}\` into Saved/Releases/${name || 'NAME'}/`);
 }
 
-/** Cooked file ("/Game/A.lasset") -> its raw identity and the size and mtime it had, from the cook cache. */
-async function cookedIdentities(config: ProjectConfig): Promise<Map<string, { rawSize: number; xxh64: bigint; size: number; mtimeMs: number }>> {
-  const out = new Map<string, { rawSize: number; xxh64: bigint; size: number; mtimeMs: number }>();
+/**
+ * What the cook cache vouches for, by the release's slot of the cooked file's path: its raw
+ * identity and the size and mtime the file had. Only paths the release serves are kept (any other
+ * file goes into the patch whatever it holds), in flat arrays rather than an object per file.
+ */
+interface CookedIdentities {
+  has: Uint8Array;
+  rawSize: Float64Array;
+  xxh64: BigUint64Array;
+  size: Float64Array;
+  mtimeMs: Float64Array;
+}
+
+async function cookedIdentities(config: ProjectConfig, base: ReleaseContent, mountPoint: string): Promise<CookedIdentities> {
+  const n = base.slotCount;
+  const out: CookedIdentities = { has: new Uint8Array(n), rawSize: new Float64Array(n), xxh64: new BigUint64Array(n), size: new Float64Array(n), mtimeMs: new Float64Array(n) };
   const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir, { readOnly: true });
   if (warning) return out;
   try {
-    for (const [, e] of cache.list()) out.set(`/${e.cookedFile}`, { rawSize: e.rawSize, xxh64: BigInt(`0x${e.xxh64}`), size: e.cookedSize, mtimeMs: e.cookedMtimeMs });
+    for (const [, e] of cache.list()) {
+      const slot = base.slot(mountedPath(mountPoint, `/${e.cookedFile}`));
+      if (slot === undefined) continue;
+      out.has[slot] = 1;
+      out.rawSize[slot] = e.rawSize;
+      out.xxh64[slot] = BigInt(`0x${e.xxh64}`);
+      out.size[slot] = e.cookedSize;
+      out.mtimeMs[slot] = e.cookedMtimeMs;
+    }
   } finally {
     cache.close();
   }
   return out;
+}
+
+/** Every file under `dir` as a 'file' source, one folder at a time (resolved to 'cooked' by sourceOf when needed). */
+async function* fileSources(dir: string): AsyncGenerator<PakSource> {
+  for await (const f of walkFiles(dir)) yield { path: f.path, kind: 'file', file: f.file };
 }
 
 /** Cook (incrementally, through the cook cache), then write the patch pak. A failed cook writes no patch. */
@@ -77,30 +107,56 @@ export async function patchProject(opts: PatchProjectOptions): Promise<PatchProj
     config = loaded.config;
   }
   // Check the base before the cook, so a typo or a broken release costs nothing. It is read again
-  // after the cook rather than held through it: at a million assets it is ~60 MB of JSON, and the
-  // cook's own peak is the process's.
+  // after the cook rather than held through it: the cook's own peak is the process's.
   const baseFile = resolveReleaseBase(config, opts.base);
-  await readReleaseManifest(baseFile);
+  await checkReleaseManifest(baseFile);
   const cook = await cookProject({ ...opts, config });
-  const base = await readReleaseManifest(baseFile);
-  if (!cook.ok) return { ok: false, configFile: config.configFile, cook, base, patch: null };
-  // What the cook wrote is in the cook cache with its raw size and xxh64: only files the cache
-  // cannot vouch for (the registry, the shader cache, verbatim outputs) and those that go into the
-  // patch are opened, not every cooked file twice.
-  const known = await cookedIdentities(config);
+  collectGarbage();
+  if (!cook.ok) return { ok: false, configFile: config.configFile, cook, base: await checkReleaseManifest(baseFile), patch: null };
+  // At a million assets nothing of either side is held whole: the release as its compact content
+  // (a map of paths to slots), the cook cache's identities in arrays by slot, Saved/Cooked walked
+  // one folder at a time. What the cook wrote is in the cook cache with its raw size and xxh64:
+  // only files the cache cannot vouch for (the registry, the shader cache, verbatim outputs) and
+  // those that go into the patch are opened, not every cooked file twice.
+  const base = await ReleaseContent.read(baseFile);
+  const mountPoint = opts.mountPoint ?? '/';
+  const known = await cookedIdentities(config, base, mountPoint);
   const patch = await buildPatchPak({
     base,
-    entries: (await listFiles(config.cookedDir)).map((f): PakSource => ({ ...f, kind: 'file' })),
+    entries: fileSources(config.cookedDir),
     known: (s) => {
-      const k = known.get(s.path);
-      if (!k || !('file' in s)) return undefined;
+      const slot = base.slot(mountedPath(mountPoint, s.path));
+      if (slot === undefined || !known.has[slot] || !('file' in s)) return undefined;
       // The cache vouches for the file only while it is the one it recorded (size and mtime, as a cook checks).
       const st = fs.statSync(s.file, { throwIfNoEntry: false });
-      return st && st.size === k.size && st.mtimeMs === k.mtimeMs ? { rawSize: k.rawSize, xxh64: k.xxh64 } : undefined;
+      return st && st.size === known.size[slot] && st.mtimeMs === known.mtimeMs[slot] ? { rawSize: known.rawSize[slot], xxh64: known.xxh64[slot] } : undefined;
     },
     resolve: async (s) => (s.kind === 'file' ? sourceOf(s) : s),
     out: path.resolve(config.projectDir, opts.out),
     mountPoint: opts.mountPoint,
   });
-  return { ok: true, configFile: config.configFile, cook, base, patch };
+  return { ok: true, configFile: config.configFile, cook, base: { ...base.summary, file: base.file }, patch };
+}
+
+/**
+ * Collect the cook's garbage now, before the patch step allocates. A million-asset cook leaves
+ * ~1 GB of dead objects that V8 collects only under pressure: the patch step's first allocations
+ * (release.json's text, the cook cache's file) stacked on them, and that was the whole process's
+ * peak (2.2 GB RSS at 1M; the patch step alone stays near 1.1 GB after this collection). Node has
+ * no call for it without --expose-gc, so the flag is set just long enough to take `gc` from a
+ * new context (as jest's leak detector does).
+ */
+function collectGarbage(): void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed();
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  v8.setFlagsFromString('--no-expose-gc');
+  gc();
+}
+
+/** Read and validate the release manifest without keeping its entries: what the result reports of the base. */
+async function checkReleaseManifest(file: string): Promise<ReleaseSummary & { file: string }> {
+  const { file: manifest, text } = await readManifestText(file);
+  return { ...parseReleaseManifest(text, manifest, () => {}), file: manifest };
 }

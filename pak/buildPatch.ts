@@ -9,8 +9,9 @@ import { errors } from '../src/errors.js';
 import { createXxh64, hashHex, initHash, xxh64 } from '../src/util/hash.js';
 import { readCookedHeader } from '../src/format/cookedPackage.js';
 import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
-import { comparePathBytes, entryPathUnder, mountedPath, validateMountPoint } from './pakFormat.js';
-import { baseTocHash, resolveRelease, type ReleaseManifest } from './releaseManifest.js';
+import { comparePathBytes, entryPathUnder, mountedPath, validateMountPoint, validateVirtualPath } from './pakFormat.js';
+import { ReleaseContent } from './releaseContent.js';
+import { baseTocHash, type ReleaseManifest } from './releaseManifest.js';
 import { sortSources, writePak, type PakSource, type WritePakOptions } from './writePak.js';
 
 export interface PatchSummary {
@@ -26,9 +27,13 @@ export interface PatchSummary {
 }
 
 export interface BuildPatchOptions extends Pick<WritePakOptions, 'level' | 'engine' | 'onEntry'> {
-  base: ReleaseManifest;
-  /** The NEW full content; paths relative to `mountPoint`. Tombstone sources count as absent. */
-  entries: readonly PakSource[];
+  /** The release, read whole (readReleaseManifest) or as its compact content (ReleaseContent.read). */
+  base: ReleaseManifest | ReleaseContent;
+  /**
+   * The NEW full content; paths relative to `mountPoint`. Tombstone sources count as absent. An
+   * async iterable (e.g. of walkFiles) is consumed once, without being listed whole.
+   */
+  entries: readonly PakSource[] | AsyncIterable<PakSource>;
   out: string;
   /** Default "/". */
   mountPoint?: string;
@@ -75,23 +80,46 @@ export async function sourceIdentity(s: Exclude<PakSource, { kind: 'tombstone' }
   }
 }
 
-/** Build the patch pak at `opts.out` (atomically) and say what it holds. */
+/**
+ * Build the patch pak at `opts.out` (atomically) and say what it holds. With `entries` as an async
+ * iterable (walkFiles) and `base` as a ReleaseContent, neither side is held whole: what the patch
+ * keeps per path is one byte (seen) beside the release's own table.
+ */
 export async function buildPatchPak(opts: BuildPatchOptions): Promise<PatchSummary> {
   const mountPoint = opts.mountPoint ?? '/';
   validateMountPoint(mountPoint, opts.out);
-  const base = resolveRelease(opts.base);
-  const live = sortSources(
-    opts.entries.filter((s) => s.kind !== 'tombstone'),
-    opts.out,
-  ) as Exclude<PakSource, { kind: 'tombstone' }>[];
+  const base = opts.base instanceof ReleaseContent ? opts.base : ReleaseContent.of(opts.base);
+  const listed = Array.isArray(opts.entries);
+  const sources: Iterable<PakSource> | AsyncIterable<PakSource> = listed
+    ? sortSources(
+        (opts.entries as readonly PakSource[]).filter((s) => s.kind !== 'tombstone'),
+        opts.out,
+      )
+    : (opts.entries as AsyncIterable<PakSource>);
   const added: string[] = [];
   const changed: string[] = [];
   const write: PakSource[] = [];
-  const seen = new Set<string>();
+  const seen = new Uint8Array(base.slotCount);
+  // The whole shader cache is compared with the release's whole one (see ReleaseManifest.shaderCache).
+  const wholeShaders = base.summary.shaderCache;
   let unchanged = 0;
-  for (let s of live) {
+  for await (const source of sources) {
+    if (source.kind === 'tombstone') continue;
+    let s = source;
+    // A listed array was validated (and checked for repeats) by sortSources.
+    if (!listed) validateVirtualPath(s.path, opts.out);
     const full = mountedPath(mountPoint, s.path);
-    seen.add(full);
+    const slot = base.slot(full);
+    if (slot !== undefined) {
+      if (seen[slot]) throw errors.pakPathInvalid(opts.out, s.path, 'is listed twice');
+      seen[slot] = 1;
+    }
+    const shaders = full === `/${SHADER_CACHE_ENTRY}` && wholeShaders ? wholeShaders : undefined;
+    if (slot === undefined && !shaders) {
+      added.push(full);
+      write.push(opts.resolve ? await opts.resolve(s) : s);
+      continue;
+    }
     const known = opts.known?.(s);
     let resolved = false;
     if (!known && opts.resolve) {
@@ -99,17 +127,17 @@ export async function buildPatchPak(opts: BuildPatchOptions): Promise<PatchSumma
       resolved = true;
     }
     const now = known ?? (await sourceIdentity(s));
-    // The whole shader cache is compared with the release's whole one (see ReleaseManifest.shaderCache).
-    const was = full === `/${SHADER_CACHE_ENTRY}` && opts.base.shaderCache ? opts.base.shaderCache : base.get(full);
-    if (was === undefined) added.push(full);
-    else if (was.rawSize !== now.rawSize || was.xxh64 !== hashHex(now.xxh64)) changed.push(full);
-    else {
+    const same = shaders ? shaders.rawSize === now.rawSize && shaders.xxh64 === hashHex(now.xxh64) : base.rawSize(slot!) === now.rawSize && base.xxh64(slot!) === now.xxh64;
+    if (same) {
       unchanged++;
       continue;
     }
+    changed.push(full);
     write.push(!resolved && opts.resolve ? await opts.resolve(s) : s);
   }
-  const removed = [...base.keys()].filter((p) => !seen.has(p)).sort(comparePathBytes);
+  const removed: string[] = [];
+  for (const [p, slot] of base.served()) if (!seen[slot]) removed.push(p);
+  removed.sort(comparePathBytes);
   for (const full of removed) {
     const rel = entryPathUnder(mountPoint, full);
     if (rel === undefined) {
@@ -117,8 +145,8 @@ export async function buildPatchPak(opts: BuildPatchOptions): Promise<PatchSumma
     }
     write.push({ path: rel, kind: 'tombstone' });
   }
-  const priority = Math.max(...opts.base.paks.map((p) => p.priority)) + 1;
-  const baseHash = await baseTocHash(opts.base);
+  const priority = Math.max(...base.summary.paks.map((p) => p.priority)) + 1;
+  const baseHash = await baseTocHash(base.summary);
   const result = await writePak(opts.out, write, {
     mountPoint,
     priority,
@@ -127,5 +155,8 @@ export async function buildPatchPak(opts: BuildPatchOptions): Promise<PatchSumma
     engine: opts.engine,
     onEntry: opts.onEntry,
   });
+  // Sources in any order (an iterable need not be sorted) still give sorted lists.
+  added.sort(comparePathBytes);
+  changed.sort(comparePathBytes);
   return { file: opts.out, added, changed, removed, unchanged, priority, baseTocHash: baseHash, tocHash: result.tocHash };
 }

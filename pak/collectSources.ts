@@ -24,29 +24,48 @@ async function startsWithLckd(file: string): Promise<boolean> {
   }
 }
 
+/**
+ * Every regular file under `dir` with its place under `dir` ("/Game/A.lasset"), one folder read at
+ * a time and yielded in path byte order (what listFiles returns, without holding the list: at a
+ * million cooked files that list was ~340 MB). Nothing is opened. A name with the temp marker is
+ * skipped (a write in progress).
+ */
+export async function* walkFiles(dir: string): AsyncGenerator<{ path: string; file: string }> {
+  yield* walk(path.resolve(dir), '');
+}
+
+async function* walk(d: string, prefix: string): AsyncGenerator<{ path: string; file: string }> {
+  let names;
+  try {
+    names = await fsp.readdir(d, { withFileTypes: true });
+  } catch (e) {
+    throw errors.ioFailed(d, 'readdir', e);
+  }
+  // A folder sorts as its name plus "/", the way every path under it does: then walking the sorted
+  // names depth first gives the whole tree in path byte order ("a.b" before "a/x" before "a0").
+  const items: Array<{ key: string; name: string; dir: boolean }> = [];
+  for (const n of names) {
+    if (n.name.includes(TEMP_MARKER)) continue;
+    if (n.isDirectory()) items.push({ key: `${n.name}/`, name: n.name, dir: true });
+    else if (n.isFile()) items.push({ key: n.name, name: n.name, dir: false });
+  }
+  items.sort((a, b) => comparePathBytes(a.key, b.key));
+  for (const it of items) {
+    const file = path.join(d, it.name);
+    const p = `${prefix}/${it.name}`;
+    if (it.dir) yield* walk(file, p);
+    else {
+      validateVirtualPath(p, file);
+      yield { path: p, file };
+    }
+  }
+}
+
 /** Every regular file under `dir` with its place under `dir` ("/Game/A.lasset"), sorted by path bytes; nothing is opened. */
 export async function listFiles(dir: string): Promise<Array<{ path: string; file: string }>> {
   const out: Array<{ path: string; file: string }> = [];
-  const walk = async (d: string, prefix: string): Promise<void> => {
-    let names;
-    try {
-      names = await fsp.readdir(d, { withFileTypes: true });
-    } catch (e) {
-      throw errors.ioFailed(d, 'readdir', e);
-    }
-    for (const n of names) {
-      if (n.name.includes(TEMP_MARKER)) continue;
-      const file = path.join(d, n.name);
-      const p = `${prefix}/${n.name}`;
-      if (n.isDirectory()) await walk(file, p);
-      else if (n.isFile()) {
-        validateVirtualPath(p, file);
-        out.push({ path: p, file });
-      }
-    }
-  };
-  await walk(path.resolve(dir), '');
-  return out.sort((a, b) => comparePathBytes(a.path, b.path));
+  for await (const f of walkFiles(dir)) out.push(f);
+  return out;
 }
 
 /** A listed file as a pak source: cooked when it starts with the LCKD magic, else a file to compress. */

@@ -3,7 +3,8 @@ export { writePak, sortSources, type PakSource, type WritePakOptions, type Write
 export { PakReader, type VerifyResult } from './PakReader.js';
 export { MountedPaks, type MountOptions, type Resolved } from './MountedPaks.js';
 export { diffPaks, type PakDiff } from './diffPaks.js';
-export { collectSources } from './collectSources.js';
+export { collectSources, listFiles, walkFiles } from './collectSources.js';
+export { ReleaseContent } from './releaseContent.js';
 export { buildPatchPak, sourceIdentity, type BuildPatchOptions, type PatchSummary } from './buildPatch.js';
 export {
   RELEASE_MANIFEST,
@@ -18,6 +19,8 @@ export {
   type ReleaseEntry,
   type ReleaseManifest,
   type ReleasePak,
+  type ReleasePakInfo,
+  type ReleaseSummary,
 } from './releaseManifest.js';
 export {
   METHOD_TOMBSTONE,

@@ -10,6 +10,7 @@
  * paks it mounts below the patch, so a patch never applies to a set it was not built against.
  */
 import fsp from 'node:fs/promises';
+import { printParseErrorCode, visit } from 'jsonc-parser';
 import path from 'node:path';
 import { errors } from '../src/errors.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
@@ -42,6 +43,14 @@ export interface ReleasePak {
   /** Header flags (0x1 patch). */
   flags: number;
   entries: ReleaseEntry[];
+}
+
+/** A release manifest's pak without its entry list: what is kept of a big release (see ReleaseContent). */
+export type ReleasePakInfo = Omit<ReleasePak, 'entries'> & { entryCount: number };
+
+/** A release manifest without its entry lists. */
+export interface ReleaseSummary extends Omit<ReleaseManifest, 'paks'> {
+  paks: ReleasePakInfo[];
 }
 
 export interface ReleaseManifest {
@@ -142,34 +151,174 @@ export async function writeRelease(dir: string, release: { name: string; pakFile
 
 /** Read and validate a release manifest; a folder means `<folder>/release.json`. */
 export async function readReleaseManifest(folderOrJson: string): Promise<ReleaseManifest & { file: string }> {
+  const { file, text } = await readManifestText(folderOrJson);
+  const entries: ReleaseEntry[][] = [];
+  const summary = parseReleaseManifest(text, file, (pak, e) => {
+    (entries[pak] ??= []).push({ ...e, path: ownString(e.path) });
+  });
+  const { paks, ...rest } = summary;
+  return { ...rest, paks: paks.map(({ entryCount: _, ...p }, i) => ({ ...p, entries: entries[i] ?? [] })), file };
+}
+
+/** The text of `<folder>/release.json` (or of the file named), and which file that was. */
+export async function readManifestText(folderOrJson: string): Promise<{ file: string; text: string }> {
   let file = folderOrJson;
   try {
     if ((await fsp.stat(folderOrJson)).isDirectory()) file = path.join(folderOrJson, RELEASE_MANIFEST);
   } catch (e) {
     throw errors.patchBaseInvalid(folderOrJson, `cannot read the base release: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
-  let text: string;
   try {
-    text = await fsp.readFile(file, 'utf8');
+    return { file, text: await fsp.readFile(file, 'utf8') };
   } catch (e) {
     throw errors.patchBaseInvalid(file, `cannot read the base release: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw errors.patchBaseInvalid(file, `not valid JSON: ${(e as Error).message}`);
+}
+
+/**
+ * A copy of `s` that does not share memory with the text it was parsed from. The parser's strings
+ * are slices of the whole release.json text (61 MB at a million entries): one kept path would keep
+ * all of it alive.
+ */
+export function ownString(s: string): string {
+  return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
+}
+
+/** Receives a manifest's entries as they are parsed, each pak's in file order; `pak` is the pak's index in `paks`. */
+export type ManifestEntrySink = (pak: number, entry: ReleaseEntry) => void;
+
+/** A pak's entry list as the streaming parse saw it: how many, the last path, and the first bad entry (thrown in validation order). */
+class StreamedEntries {
+  count = 0;
+  prev: string | undefined;
+  bad: [key: string, why: string] | undefined;
+}
+
+class JsonSyntaxError extends Error {
+  constructor(
+    readonly code: number,
+    readonly offset: number,
+  ) {
+    super(`${printParseErrorCode(code)} at offset ${offset}`);
   }
-  return { ...validateManifest(json, file), file };
+}
+
+type Frame = { obj: Record<string, unknown>; key: string } | { arr: unknown[] } | { entries: StreamedEntries; pak: number };
+
+/**
+ * Parse and validate release.json's text without building its entry lists: each entry is checked
+ * and handed to `sink` as it is read, so a million-entry manifest never exists as a million
+ * objects (JSON.parse of it held ~250 MB at once, where a patch step's peak is). Everything but the
+ * entries is built as JSON.parse would and validated as a whole; the first bad entry of a pak is
+ * reported where the validation of that pak reaches its entries. Returns the manifest without its
+ * entry lists (each pak's `entryCount` instead).
+ */
+export function parseReleaseManifest(text: string, file: string, sink: ManifestEntrySink): ReleaseSummary {
+  const stack: Frame[] = [];
+  let root: unknown;
+  let done = false;
+  const put = (v: unknown): void => {
+    const top = stack[stack.length - 1];
+    if (top === undefined) {
+      root = v;
+      done = true;
+    } else if ('obj' in top) setOwn(top.obj, top.key, v);
+    else if ('arr' in top) top.arr.push(v);
+    else {
+      const s = top.entries;
+      const j = s.count++;
+      if (s.bad) return;
+      const r = checkEntry(v, () => `paks[${top.pak}].entries[${j}]`, s.prev);
+      if (Array.isArray(r)) s.bad = r;
+      else {
+        s.prev = r.path;
+        sink(top.pak, r);
+      }
+    }
+  };
+  // Inside one of the root object's "paks" (stack: root object, paks array, pak object).
+  const inPak = (): boolean => {
+    const [r, ps, p] = stack;
+    return stack.length === 3 && 'obj' in r && r.key === 'paks' && 'arr' in ps && 'obj' in p;
+  };
+  const given = (key: string): never => {
+    throw errors.patchBaseInvalid(file, `"${key}" is given twice`);
+  };
+  try {
+    visit(
+      text,
+      {
+        onObjectBegin: () => {
+          stack.push({ obj: {}, key: '' });
+        },
+        onObjectProperty: (k) => {
+          const top = stack[stack.length - 1] as { obj: Record<string, unknown>; key: string };
+          // Entries already went to the sink: a second "paks" or "entries" cannot replace them, as JSON.parse's last-one-wins would.
+          if (stack.length === 1 && k === 'paks' && Object.hasOwn(top.obj, 'paks')) given('paks');
+          if (k === 'entries' && inPak() && Object.hasOwn(top.obj, 'entries')) given(`paks[${(stack[1] as { arr: unknown[] }).arr.length}].entries`);
+          top.key = k;
+        },
+        onObjectEnd: () => put((stack.pop() as { obj: Record<string, unknown> }).obj),
+        onArrayBegin: () => {
+          // A pak's "entries": streamed to the sink, not built.
+          if (inPak() && (stack[2] as { key: string }).key === 'entries') {
+            stack.push({ entries: new StreamedEntries(), pak: (stack[1] as { arr: unknown[] }).arr.length });
+          } else stack.push({ arr: [] });
+        },
+        onArrayEnd: () => {
+          const f = stack.pop()!;
+          put('arr' in f ? f.arr : (f as { entries: StreamedEntries }).entries);
+        },
+        onLiteralValue: (v: unknown) => put(v),
+        onError: (code, offset) => {
+          throw new JsonSyntaxError(code, offset);
+        },
+      },
+      { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false },
+    );
+  } catch (e) {
+    if (!(e instanceof JsonSyntaxError)) throw e;
+    // JSON.parse's message, as before the streaming parse, when it refuses the text too.
+    let why = e.message;
+    try {
+      JSON.parse(text);
+    } catch (pe) {
+      why = (pe as Error).message;
+    }
+    throw errors.patchBaseInvalid(file, `not valid JSON: ${why}`);
+  }
+  if (!done) throw errors.patchBaseInvalid(file, 'not valid JSON: no value');
+  return validateManifest(root, file);
+}
+
+/** `o[k] = v` as JSON.parse does it: "__proto__" is an own property, not the prototype. */
+function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
 }
 
 const HEX16 = /^[0-9a-f]{16}$/;
 
-function validateManifest(json: unknown, file: string): ReleaseManifest {
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** One entry checked: the entry, or the key and what is wrong with it (`key` names the entry, made only on an error). */
+function checkEntry(e: unknown, key: () => string, prev: string | undefined): ReleaseEntry | [string, string] {
+  if (!isObj(e)) return [key(), 'is not an object'];
+  if (typeof e.path !== 'string') return [`${key()}.path`, 'is not a string'];
+  const why = virtualPathProblem(e.path);
+  if (why !== undefined) return [`${key()}.path`, why];
+  if (prev !== undefined && comparePathBytes(prev, e.path) >= 0) return [`${key()}.path`, 'is not after the previous entry in byte order'];
+  if (!Number.isSafeInteger(e.rawSize) || (e.rawSize as number) < 0) return [`${key()}.rawSize`, 'is not a size'];
+  if (typeof e.xxh64 !== 'string' || !HEX16.test(e.xxh64)) return [`${key()}.xxh64`, 'is not 16 lowercase hex digits'];
+  if (e.method !== 0 && e.method !== 1 && e.method !== 2) return [`${key()}.method`, 'is not 0, 1 or 2'];
+  return { path: e.path, rawSize: e.rawSize as number, xxh64: e.xxh64, method: e.method };
+}
+
+/** Validate a parsed manifest (entry lists as StreamedEntries, or arrays of entries, checked here) and return it without its entry lists. */
+function validateManifest(json: unknown, file: string): ReleaseSummary {
   const bad = (key: string, why: string): never => {
     throw errors.patchBaseInvalid(file, `"${key}" ${why}`);
   };
-  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isObj(json)) return bad('(root)', 'is not an object');
   if (json.format !== FORMAT_TAG) bad('format', `is not "${FORMAT_TAG}"`);
   if (json.version !== FORMAT_VERSION) bad('version', `is not ${FORMAT_VERSION}`);
@@ -179,7 +328,7 @@ function validateManifest(json: unknown, file: string): ReleaseManifest {
   }
   if (!Array.isArray(json.paks) || json.paks.length === 0) bad('paks', 'is not a non-empty array');
   const names = new Set<string>();
-  const paks = (json.paks as unknown[]).map((p, i): ReleasePak => {
+  const paks = (json.paks as unknown[]).map((p, i): ReleasePakInfo => {
     const k = `paks[${i}]`;
     if (!isObj(p)) return bad(k, 'is not an object');
     if (typeof p.file !== 'string' || p.file === '' || p.file.includes('/') || p.file.includes('\\') || p.file.startsWith('.')) {
@@ -196,31 +345,30 @@ function validateManifest(json: unknown, file: string): ReleaseManifest {
     }
     if (typeof p.tocHash !== 'string' || !HEX16.test(p.tocHash)) bad(`${k}.tocHash`, 'is not 16 lowercase hex digits');
     if (p.flags !== 0 && p.flags !== 1) bad(`${k}.flags`, 'is not 0 or 1');
-    if (!Array.isArray(p.entries)) bad(`${k}.entries`, 'is not an array');
-    let prev: string | undefined;
-    const entries = (p.entries as unknown[]).map((e, j): ReleaseEntry => {
-      const ek = `${k}.entries[${j}]`;
-      if (!isObj(e)) return bad(ek, 'is not an object');
-      if (typeof e.path !== 'string') return bad(`${ek}.path`, 'is not a string');
-      const why = virtualPathProblem(e.path);
-      if (why !== undefined) bad(`${ek}.path`, why);
-      if (prev !== undefined && comparePathBytes(prev, e.path) >= 0) bad(`${ek}.path`, 'is not after the previous entry in byte order');
-      prev = e.path;
-      if (!Number.isSafeInteger(e.rawSize) || (e.rawSize as number) < 0) bad(`${ek}.rawSize`, 'is not a size');
-      if (typeof e.xxh64 !== 'string' || !HEX16.test(e.xxh64)) bad(`${ek}.xxh64`, 'is not 16 lowercase hex digits');
-      if (e.method !== 0 && e.method !== 1 && e.method !== 2) bad(`${ek}.method`, 'is not 0, 1 or 2');
-      return { path: e.path, rawSize: e.rawSize as number, xxh64: e.xxh64 as string, method: e.method as 0 | 1 | 2 };
-    });
+    let entryCount: number;
+    if (p.entries instanceof StreamedEntries) {
+      if (p.entries.bad) bad(...p.entries.bad);
+      entryCount = p.entries.count;
+    } else if (Array.isArray(p.entries)) {
+      // A manifest about to be written (writeReleaseManifest): its entries are objects already.
+      let prev: string | undefined;
+      p.entries.forEach((e, j) => {
+        const r = checkEntry(e, () => `${k}.entries[${j}]`, prev);
+        if (Array.isArray(r)) bad(...r);
+        else prev = r.path;
+      });
+      entryCount = p.entries.length;
+    } else return bad(`${k}.entries`, 'is not an array');
     return {
       file: p.file as string,
       priority: p.priority as number,
       mountPoint: p.mountPoint as string,
       tocHash: p.tocHash as string,
       flags: p.flags as number,
-      entries,
+      entryCount,
     };
   });
-  const out: ReleaseManifest = { name: json.name as string, paks };
+  const out: ReleaseSummary = { name: json.name as string, paks };
   if (json.registry !== undefined) out.registry = json.registry as string;
   if (json.shaderCache !== undefined) {
     const sc = json.shaderCache;
@@ -233,7 +381,7 @@ function validateManifest(json: unknown, file: string): ReleaseManifest {
 }
 
 /** The hash a patch against this release records as its base TOC hash (see the file comment). */
-export async function baseTocHash(release: ReleaseManifest): Promise<bigint> {
+export async function baseTocHash(release: { paks: readonly Pick<ReleasePak, 'file' | 'priority' | 'tocHash'>[] }): Promise<bigint> {
   if (release.paks.length === 1) return BigInt(`0x${release.paks[0].tocHash}`);
   await initHash();
   const ordered = [...release.paks].sort((a, b) => a.priority - b.priority || comparePathBytes(a.file, b.file));
