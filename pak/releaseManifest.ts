@@ -288,7 +288,18 @@ export function parseReleaseManifest(text: string, file: string, sink: ManifestE
     throw errors.patchBaseInvalid(file, `not valid JSON: ${why}`);
   }
   if (!done) throw errors.patchBaseInvalid(file, 'not valid JSON: no value');
-  return validateManifest(root, file);
+  // Validated (its regular expressions run) on copies: the last match of one is kept by the engine.
+  return validateManifest(ownStrings(root), file);
+}
+
+/** `v` with every string an own copy (ownString), for the small part of the manifest that is built: its names and hashes are slices of the text. */
+function ownStrings(v: unknown): unknown {
+  if (typeof v === 'string') return ownString(v);
+  if (Array.isArray(v)) return v.map(ownStrings);
+  if (!isObj(v) || v instanceof StreamedEntries) return v;
+  const o: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) setOwn(o, k, ownStrings(x));
+  return o;
 }
 
 /** `o[k] = v` as JSON.parse does it: "__proto__" is an own property, not the prototype. */
