@@ -2,10 +2,23 @@
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { Random } from '../../samples/generate/random.js';
 
 export async function tempDir(prefix = 'lumina-pak-'): Promise<string> {
   return fsp.mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+/** A fresh temp folder for each test of the calling file (given to `use`), removed after the test. */
+export function tempDirEach(use: (dir: string) => void): void {
+  let dir: string | undefined;
+  beforeEach(async () => {
+    dir = await tempDir();
+    use(dir);
+  });
+  afterEach(async () => {
+    if (dir) await fsp.rm(dir, { recursive: true, force: true });
+  });
 }
 
 /** Deterministic bytes: text-like runs (compressible) mixed with noise, from a seed. */

@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { initHash, xxh64 } from '../../src/util/hash.js';
 import { BLOCK_SIZE } from '../../src/format/deflateBlocks.js';
 import { encodeCooked } from '../../src/format/cookedPackage.js';
@@ -9,17 +9,12 @@ import { PakReader } from '../../pak/PakReader.js';
 import { MountedPaks } from '../../pak/MountedPaks.js';
 import { diffPaks } from '../../pak/diffPaks.js';
 import { PAK_HEADER_SIZE } from '../../pak/pakFormat.js';
-import { bytesDiff, caught, mixedBytes, noiseBytes, tempDir } from './helpers.js';
+import { bytesDiff, caught, mixedBytes, noiseBytes, tempDirEach } from './helpers.js';
 
 beforeAll(initHash);
 
 let dir: string;
-beforeEach(async () => {
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await fsp.rm(dir, { recursive: true, force: true });
-});
+tempDirEach((d) => (dir = d));
 
 async function fixtureSources(): Promise<{ sources: PakSource[]; content: Map<string, Uint8Array> }> {
   const content = new Map<string, Uint8Array>();

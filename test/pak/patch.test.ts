@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hashHex, initHash, xxh64 } from '../../src/util/hash.js';
 import { encodeCooked } from '../../src/format/cookedPackage.js';
 import { writePak } from '../../pak/writePak.js';
@@ -9,17 +9,12 @@ import { PakReader } from '../../pak/PakReader.js';
 import { MountedPaks } from '../../pak/MountedPaks.js';
 import { buildPatchPak } from '../../pak/buildPatch.js';
 import { baseTocHash, describePakFile, readReleaseManifest, writeRelease, writeReleaseManifest } from '../../pak/releaseManifest.js';
-import { bytesDiff, caught, mixedBytes, tempDir } from './helpers.js';
+import { bytesDiff, caught, mixedBytes, tempDirEach } from './helpers.js';
 
 beforeAll(initHash);
 
 let dir: string;
-beforeEach(async () => {
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await fsp.rm(dir, { recursive: true, force: true });
-});
+tempDirEach((d) => (dir = d));
 
 /** Write a cooked tree: .lasset files as LCKD containers, others as plain files. */
 async function writeTree(root: string, files: Record<string, Uint8Array>): Promise<void> {

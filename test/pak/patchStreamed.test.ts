@@ -5,7 +5,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hashHex, initHash, xxh64 } from '../../src/util/hash.js';
 import { buildPatchPak } from '../../pak/buildPatch.js';
 import { collectSources, listFiles, walkFiles } from '../../pak/collectSources.js';
@@ -14,17 +14,12 @@ import { PakReader } from '../../pak/PakReader.js';
 import { ReleaseContent } from '../../pak/releaseContent.js';
 import { readReleaseManifest, resolveRelease, writeReleaseManifest, type ReleasePak } from '../../pak/releaseManifest.js';
 import type { PakSource } from '../../pak/writePak.js';
-import { caught, tempDir } from './helpers.js';
+import { caught, tempDirEach } from './helpers.js';
 
 beforeAll(initHash);
 
 let dir: string;
-beforeEach(async () => {
-  dir = await tempDir();
-});
-afterEach(async () => {
-  await fsp.rm(dir, { recursive: true, force: true });
-});
+tempDirEach((d) => (dir = d));
 
 const hex = (n: number) => n.toString(16).padStart(16, '0');
 const entry = (p: string, n: number, method: 0 | 1 | 2 = 1) => ({ path: p, rawSize: method === 2 ? 0 : n, xxh64: method === 2 ? hex(0) : hex(n), method });

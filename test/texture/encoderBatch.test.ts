@@ -10,7 +10,7 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { read } from 'ktx-parse';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BasisuBatcher } from '../../cook/texture/BasisuBatcher.js';
 import { DEFAULT_BASISU_SETTINGS, findBasisu } from '../../cook/texture/basisu.js';
 import { cookTexture, encodeTexture, type MipLevel } from '../../cook/texture/index.js';
@@ -19,7 +19,7 @@ import { encodePng, pngChunk, type PngImage } from '../../samples/generate/png.j
 import { Random } from '../../samples/generate/random.js';
 import { Semaphore } from '../../src/util/semaphore.js';
 import { processGone, readPids, waitFor } from '../helpers/processes.js';
-import { rejection } from './helpers.js';
+import { rejection, scriptFolder } from './helpers.js';
 
 const REAL = findBasisu().path;
 const ETC1S = { format: 'KTX2_ETC1S', srgb: true, normalMap: false, generateMips: true } as const;
@@ -64,20 +64,8 @@ function decodeRgba(img: PngImage): Uint8Array {
   return new Uint8Array(PNG.sync.read(Buffer.from(encodePng(img))).data);
 }
 
-let tmp: string;
-beforeAll(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lumina-batcher-'));
-});
-afterAll(() => {
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
-
-/** An executable shell script in the temp dir. */
-function script(name: string, body: string): string {
-  const file = path.join(tmp, name);
-  fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
-  return file;
-}
+const scripts = scriptFolder('lumina-batcher-');
+const script = scripts.script;
 
 /** Shell lines that set $inputs to the number of input files (.tga, our decode; .png, the source) among the arguments. */
 const COUNT_INPUTS = 'inputs=0\nfor a in "$@"; do case "$a" in *.tga|*.png) inputs=$((inputs + 1));; esac; done';
@@ -93,14 +81,14 @@ function loggingEncoder(name: string, log: string): string {
  * first run hangs (a marker file) and later runs are the real encoder.
  */
 function hangingEncoder(name: string, pids: string, onlyFirst: boolean): string {
-  const marker = path.join(tmp, `${name}.hung`);
+  const marker = path.join(scripts.dir(), `${name}.hung`);
   const real = onlyFirst ? `if [ -e '${marker}' ]; then exec '${REAL}' "$@"; fi\ntouch '${marker}'\n` : '';
   return script(name, `${real}echo $$ >> '${pids}'\nsleep 3000 &\necho $! >> '${pids}'\nwait`);
 }
 
 describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
   it('runs many textures in few processes, each byte-identical to encoding it alone', async () => {
-    const log = path.join(tmp, 'batch.log');
+    const log = path.join(scripts.dir(), 'batch.log');
     const batcher = new BasisuBatcher(loggingEncoder('logging-basisu', log), { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 600_000, slots: new Semaphore(2) });
     const images = Array.from({ length: 24 }, (_, i) => image(32, i));
     const out = await Promise.all(images.map((img, i) => batcher.encode(img, ETC1S, `Content/T_${i}.lasset`)));
@@ -119,7 +107,7 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
   it('requests made together are split within each flag set over the runners, biggest set first, whatever the sets measured speeds', async () => {
     // Splitting all the work at once by each set's measured speed (UASTC vs ETC1S) sent a whole
     // set to one runner: under load those speeds are noise, and one core idled at the end.
-    const log = path.join(tmp, 'groups.log');
+    const log = path.join(scripts.dir(), 'groups.log');
     const exe = script('groups-basisu', `${COUNT_INPUTS}\ng=etc1s; case "$*" in *-uastc*) g=uastc;; esac\necho "$g $inputs" >> '${log}'\nexec '${REAL}' "$@"`);
     const batcher = new BasisuBatcher(exe, { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 600_000, slots: new Semaphore(2) });
     const UASTC = { format: 'KTX2_UASTC', srgb: false, normalMap: false, generateMips: true } as const;
@@ -144,7 +132,7 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
         return super.acquire(n);
       }
     }
-    const log = path.join(tmp, 'stall.log');
+    const log = path.join(scripts.dir(), 'stall.log');
     const batcher = new BasisuBatcher(loggingEncoder('stall-basisu', log), { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 600_000, slots: new StallingSlots(2) });
     const images = Array.from({ length: 24 }, (_, i) => image(32, i));
     await Promise.all(images.map((img, i) => batcher.encode(img, ETC1S, `Content/T_${i}.lasset`)));
@@ -156,7 +144,7 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
     // the cook lets decoding take (20 ms), so the first runs must hold only what the first turns
     // decoded. Before, all 300 decoded in one turn and the first two runs split all of them.
     // 16-bit PNGs: basisu is given our decode of them (8-bit ones it reads itself, undecoded).
-    const log = path.join(tmp, 'burst.log');
+    const log = path.join(scripts.dir(), 'burst.log');
     const exe = loggingEncoder('burst-basisu', log);
     const n = 300;
     const pngs = Array.from({ length: n }, (_, i) => png16(noiseAlbedo(64, new Random(i + 1), [40, 30, 20], [200, 170, 140], 4)));
@@ -169,7 +157,7 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
   });
 
   it('an encoder that hangs once: killed with its helper, each texture retried alone, all succeed', async () => {
-    const pids = path.join(tmp, 'once.pids');
+    const pids = path.join(scripts.dir(), 'once.pids');
     const batcher = new BasisuBatcher(hangingEncoder('hang-once', pids, true), { ...DEFAULT_BASISU_SETTINGS, timeoutMs: 1500, slots: new Semaphore(1) });
     const images = [image(16, 1), image(16, 2), image(16, 3)];
     const out = await Promise.all(images.map((img, i) => batcher.encode(img, ETC1S, `Content/T_${i}.lasset`)));
@@ -180,7 +168,7 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
   });
 
   it('an encoder that always hangs: each texture fails after one retry, naming its asset', async () => {
-    const pids = path.join(tmp, 'always.pids');
+    const pids = path.join(scripts.dir(), 'always.pids');
     const exe = hangingEncoder('hang-always', pids, false);
     const files = ['Content/Textures/T_A.lasset', 'Content/Textures/T_B.lasset'];
     const results = await Promise.allSettled(
@@ -198,7 +186,7 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
   });
 
   it('an encoder that cannot start falls back to RGBA8 and says why', async () => {
-    const notExecutable = path.join(tmp, 'not-executable');
+    const notExecutable = path.join(scripts.dir(), 'not-executable');
     fs.writeFileSync(notExecutable, 'not a program', { mode: 0o644 });
     const out = await encodeTexture(image(8, 1), { ...ETC1S, generateMips: false, file: 'Content/T.lasset', basisu: notExecutable });
     expect({ format: out.format, mipCount: out.mipCount }).toEqual({ format: 'RGBA8', mipCount: 1 });
@@ -235,7 +223,7 @@ describe.skipIf(REAL === null || process.platform !== 'linux')('encoder temp fol
     fs.writeFileSync(path.join(stale, '0.tga'), 'left by a kill -9');
     const { REPO, TSX_LOADER } = await import('../helpers/runCli.js');
     const { pathToFileURL } = await import('node:url');
-    const script = path.join(tmp, 'encode-once.mjs');
+    const script = path.join(scripts.dir(), 'encode-once.mjs');
     fs.writeFileSync(
       script,
       `import { encodeTexture } from ${JSON.stringify(pathToFileURL(path.join(REPO, 'cook/texture/index.ts')).href)};

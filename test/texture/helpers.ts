@@ -2,10 +2,12 @@
  * Shared test data: where the public conformance corpora live, and an independent reference
  * decoder (fast-png, pure JS, no libpng) normalized to RGBA8 by the same stated rules.
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { LuminaError } from '../../src/errors.js';
 
 const tgaCodecDir = path.dirname(createRequire(import.meta.url).resolve('@lunapaint/tga-codec/package.json'));
@@ -63,4 +65,26 @@ export function maxDiff(a: Uint8Array, b: Uint8Array): number {
   let m = 0;
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
   return m;
+}
+
+/**
+ * A temp folder for the calling file's tests (made before them, removed after) and a maker of
+ * executable shell scripts in it: the stand-in encoders the batching tests run.
+ */
+export function scriptFolder(prefix: string): { dir: () => string; script: (name: string, body: string) => string } {
+  let tmp = '';
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  });
+  afterAll(() => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+  return {
+    dir: () => tmp,
+    script(name, body) {
+      const file = path.join(tmp, name);
+      fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+      return file;
+    },
+  };
 }

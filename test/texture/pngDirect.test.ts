@@ -8,34 +8,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findBasisu } from '../../cook/texture/basisu.js';
 import { basisuReadsPng } from '../../cook/texture/encodeTexture.js';
 import { cookTexture, decodeImage, encodeTexture, resolveTextureEncoding, type TextureSettings } from '../../cook/texture/index.js';
 import { greyMask, leafCutout, noiseAlbedo, normalMap, paletteChecker, planksAlbedo } from '../../samples/generate/images.js';
 import { crc32, encodePng } from '../../samples/generate/png.js';
 import { Random } from '../../samples/generate/random.js';
-import { PNGSUITE_DIR, rejection } from './helpers.js';
+import { PNGSUITE_DIR, rejection, scriptFolder } from './helpers.js';
 
 const REAL = findBasisu().path;
 const ALBEDO: TextureSettings = { srgb: true, generateMips: true, compression: 'ETextureCompression::Default' };
 const NORMAL: TextureSettings = { srgb: false, generateMips: true, compression: 'ETextureCompression::Normalmap' };
 const MASK: TextureSettings = { srgb: false, generateMips: false, compression: 'ETextureCompression::Masks' };
 
-let tmp: string;
-beforeAll(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lumina-pngdirect-'));
-});
-afterAll(() => {
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
-
-/** An executable shell script in the temp dir. */
-function script(name: string, body: string): string {
-  const file = path.join(tmp, name);
-  fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
-  return file;
-}
+const scripts = scriptFolder('lumina-pngdirect-');
+const script = scripts.script;
 
 /** What the cook wrote before PNGs went to basisu directly: our decode, encoded through a TGA. */
 async function viaOurDecode(png: Uint8Array, settings: TextureSettings, file: string): Promise<Uint8Array> {
@@ -80,7 +68,7 @@ describe.skipIf(REAL === null)('PNGs basisu reads itself', () => {
   it('a burst of PNGs is split over the encoders at once: one process per core, not first what the first turn decoded', async () => {
     // Before, each texture went to the encoder only once decoded, 20 ms of decoding a turn: the
     // first runs held a few textures each and more processes followed.
-    const log = path.join(tmp, 'burst.log');
+    const log = path.join(scripts.dir(), 'burst.log');
     const exe = script('logging-basisu', `inputs=0\nfor a in "$@"; do case "$a" in *.tga|*.png) inputs=$((inputs + 1));; esac; done\necho "$inputs" >> '${log}'\nexec '${REAL}' "$@"`);
     const n = 300;
     const pngs = Array.from({ length: n }, (_, i) => encodePng(noiseAlbedo(64, new Random(i + 1), [40, 30, 20], [200, 170, 140], 4)));
@@ -107,7 +95,7 @@ describe.skipIf(REAL === null)('PNGs basisu reads itself', () => {
     const length = new DataView(bad.buffer).getUint32(at - 4);
     bad.fill(0xff, at + 6, at + 4 + Math.min(length, 40));
     new DataView(bad.buffer).setUint32(at + 4 + length, crc32(bad.subarray(at, at + 4 + length)));
-    const log = path.join(tmp, 'corrupt.log');
+    const log = path.join(scripts.dir(), 'corrupt.log');
     const exe = script('corrupt-basisu', `echo "$@" >> '${log}'\nexec '${REAL}' "$@"`);
     const e = await rejection(cookTexture(bad, 'Content/T_Corrupt.lasset', ALBEDO, { basisu: exe }));
     expect(fs.existsSync(log)).toBe(false);
@@ -123,7 +111,7 @@ describe.skipIf(REAL === null)('PNGs basisu reads itself', () => {
     idat.writeUInt32BE(data.length, 0);
     idat.writeUInt32BE(crc32(idat.subarray(4, 8 + data.length)), 8 + data.length);
     const extra = new Uint8Array(Buffer.concat([png.subarray(0, at - 4), idat, png.subarray(at + 8 + length)]));
-    const log = path.join(tmp, 'extra.log');
+    const log = path.join(scripts.dir(), 'extra.log');
     const exe = script('extra-basisu', `echo "$@" >> '${log}'\nexec '${REAL}' "$@"`);
     const out = await cookTexture(extra, 'Content/T_Extra.lasset', ALBEDO, { basisu: exe });
     expect(fs.readFileSync(log, 'utf8')).not.toContain('.png');
