@@ -355,13 +355,9 @@ function readRows(
     const relAt = p + ROW_FIXED;
     const relEnd = relAt + relLength;
     if (relEnd + ROW_TAIL > end) throw bad('record runs past the end of the body', relAt);
-    let slash = relEnd - 1;
-    let ascii = true;
-    for (; slash >= relAt; slash--) {
-      const c = bytes[slash];
-      if (c === 0x2f) break;
-      if (c > 0x7f) ascii = false;
-    }
+    splitRelPath(bytes, relAt, relEnd);
+    const slash = relSplit.slash;
+    const ascii = relSplit.ascii;
     const dirLength = slash >= relAt ? slash - relAt : -1;
     if (mountIndex !== prevMount || dirLength !== prevDirLength || !sameBytes(bytes, relAt, prevDirAt, dirLength)) {
       const m = mounts[mountIndex];
@@ -398,6 +394,26 @@ function readRows(
   if (p !== end) throw bad(`${end - p} unexplained bytes after the last entry`, p);
 }
 
+/** Where `splitRelPath` leaves its answer (one object, reused: it runs once per row on every open). */
+const relSplit = { slash: 0, ascii: true };
+
+/**
+ * Splits a row's relative path (bytes `relAt`..`relEnd`) at its last '/': `relSplit.slash` is that
+ * slash (`relAt - 1` when there is none, the file is at the mount's top), `relSplit.ascii` whether
+ * the file name after it is ASCII (then a latin1 slice reads it).
+ */
+function splitRelPath(bytes: Uint8Array, relAt: number, relEnd: number): void {
+  let slash = relEnd - 1;
+  let ascii = true;
+  for (; slash >= relAt; slash--) {
+    const c = bytes[slash];
+    if (c === 0x2f) break;
+    if (c > 0x7f) ascii = false;
+  }
+  relSplit.slash = slash;
+  relSplit.ascii = ascii;
+}
+
 /** GUID `i` of the image's table (checked in range at load), decoded once. */
 export function guidAt(image: CacheImage, i: number): string {
   let g = image.guids[i];
@@ -422,13 +438,9 @@ export function entryAt(image: CacheImage, at: number, dirSep: string, snapshot:
   const m = image.mounts[bytes.readUInt32LE(at)];
   const relAt = at + 6;
   const relEnd = relAt + (bytes[at + 4] | (bytes[at + 5] << 8));
-  let slash = relEnd - 1;
-  let ascii = true;
-  for (; slash >= relAt; slash--) {
-    const c = bytes[slash];
-    if (c === 0x2f) break;
-    if (c > 0x7f) ascii = false;
-  }
+  splitRelPath(bytes, relAt, relEnd);
+  const slash = relSplit.slash;
+  const ascii = relSplit.ascii;
   const name = ascii ? latin1Slice(bytes, slash + 1, relEnd) : bytes.toString('utf8', slash + 1, relEnd);
   out.name = name;
   let p = relEnd;
