@@ -228,14 +228,7 @@ export class BasisuBatcher {
   /** Write a request's input now; small ones synchronously (the promise API costs more main-thread time than the write). */
   private writeInput(id: number, image: MipLevel, pixels: number): Promise<void> | undefined {
     if (pixels <= SYNC_IO_PIXELS) {
-      const tga = rgbaToTga(image, true);
-      try {
-        fs.writeFileSync(`${this.workDir()}/${id}.tga`, tga);
-      } catch (e) {
-        // The work folder was removed under us (a temp cleaner): make a new one, once.
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-        fs.writeFileSync(`${this.workDir(true)}/${id}.tga`, tga);
-      }
+      this.writeWorkFileSync(`${id}.tga`, rgbaToTga(image, true));
       return undefined;
     }
     const tga = rgbaToTga(image);
@@ -262,7 +255,10 @@ export class BasisuBatcher {
       return false;
     }
     try {
-      this.writePng(job.id, png);
+      // Synchronously: a PNG is compressed (a 2048x2048 source is a few MiB at most) and the work
+      // folder is on tmpfs, while an asynchronous write would wait in libuv's pool behind the image
+      // decodes that run there meanwhile, delaying the first basisu start.
+      this.writeWorkFileSync(`${job.id}.png`, png);
     } catch (e) {
       job.reject(errors.ioFailed(this.dir ?? encoderTempRoot(), 'write encoder input', e));
       return false;
@@ -283,19 +279,14 @@ export class BasisuBatcher {
     });
   }
 
-  /**
-   * Write a PNG input now, synchronously: it is compressed (a 2048x2048 source is a few MiB at
-   * most) and the work folder is on tmpfs, and an asynchronous write would wait in libuv's pool
-   * behind the image decodes that run there meanwhile, delaying the first basisu start.
-   */
-  private writePng(id: number, png: Uint8Array): undefined {
+  /** Write an input file into the work folder now; when the folder was removed under us (a temp cleaner), make a new one, once. */
+  private writeWorkFileSync(name: string, data: Uint8Array): void {
     try {
-      fs.writeFileSync(`${this.workDir()}/${id}.png`, png);
+      fs.writeFileSync(`${this.workDir()}/${name}`, data);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      fs.writeFileSync(`${this.workDir(true)}/${id}.png`, png);
+      fs.writeFileSync(`${this.workDir(true)}/${name}`, data);
     }
-    return undefined;
   }
 
   private workDir(renew = false): string {
