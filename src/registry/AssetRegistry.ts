@@ -994,13 +994,7 @@ export class AssetRegistry {
         this.index(rec);
         continue;
       }
-      const list = this.dupes.get(rec.guid) ?? [w];
-      // Sorted by file: the first is the asset (see the module note).
-      let i = list.length;
-      while (i > 0 && list[i - 1].file > rec.file) i--;
-      list.splice(i, 0, rec);
-      this.dupes.set(rec.guid, list);
-      this.setWinner(list[0]);
+      this.setWinner(this.addClaimant(rec, w));
       touchedDupes.add(rec.guid);
     }
 
@@ -1061,13 +1055,21 @@ export class AssetRegistry {
         this.winners.set(e.guid, e);
         continue;
       }
-      const list = this.dupes.get(e.guid) ?? [w];
-      let i = list.length;
-      while (i > 0 && list[i - 1].file > e.file) i--;
-      list.splice(i, 0, e);
-      this.dupes.set(e.guid, list);
-      this.winners.set(e.guid, list[0]);
+      this.winners.set(e.guid, this.addClaimant(e, w));
     }
+  }
+
+  /**
+   * Add `e` to the claimants of its GUID, whose asset so far is `w`; gives the asset now. The
+   * claimants are sorted by file: the first is the asset (see the module note).
+   */
+  private addClaimant(e: Entry, w: Entry): Entry {
+    const list = this.dupes.get(e.guid) ?? [w];
+    let i = list.length;
+    while (i > 0 && list[i - 1].file > e.file) i--;
+    list.splice(i, 0, e);
+    this.dupes.set(e.guid, list);
+    return list[0];
   }
 
   private setWinner(rec: Entry): void {
