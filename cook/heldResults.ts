@@ -40,6 +40,9 @@ const HEX_RE = /^([0-9a-f]{8})([0-9a-f]{8})$/;
 /** The fields of a result an asset's report is made of (see `brief`). */
 export type AssetReportFields = Pick<AssetCookResult, 'status' | 'reason' | 'ms' | 'bytesIn' | 'bytesOut' | 'error'>;
 
+/** The fields of a result a pak entry is made of (see `pakSource`). */
+export type PakSourceFields = Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'>;
+
 const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
 
 export class HeldResults {
@@ -175,25 +178,14 @@ export class HeldResults {
 
   /** `get(guid)?.identity` without building the result: the pak fingerprint asks it of every shipped asset, every cook. */
   identity(guid: string): string | undefined {
-    const i = this.slotOf.get(guid);
-    if (i === undefined || !(this.flags[i] & SET)) return undefined;
-    if (this.flags[i] & IDENTITY_PACKED) return `${hex8(this.hashes[i * 4])}${hex8(this.hashes[i * 4 + 1])}:${this.nums[i * F_COUNT + F_RAW]}:${this.nums[i * F_COUNT + F_COOKED]}`;
-    return this.oddIdentity.get(i);
+    const i = this.setSlot(guid);
+    return i === undefined ? undefined : this.identityAt(i);
   }
 
   /** What a pak entry needs of the result (output, cooked file hash, held bytes), without building the rest. */
-  pakSource(guid: string): Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'> | undefined {
-    const i = this.slotOf.get(guid);
-    if (i === undefined) return undefined;
-    const f = this.flags[i];
-    if (!(f & SET)) return undefined;
-    const out: Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'> = {};
-    if (f & OUTPUT) out.output = f & OUTPUT_USUAL ? cookedPathFor(this.cookedDir, this.records[i].record) : this.oddOutput.get(i);
-    if (f & COOKED_XXH) out.cookedXxh64 = `${hex8(this.hashes[i * 4 + 2])}${hex8(this.hashes[i * 4 + 3])}`;
-    else if (this.oddCookedXxh64.has(i)) out.cookedXxh64 = this.oddCookedXxh64.get(i);
-    const bytes = this.held.get(i);
-    if (bytes) out.bytes = bytes;
-    return out;
+  pakSource(guid: string): PakSourceFields | undefined {
+    const i = this.setSlot(guid);
+    return i === undefined ? undefined : this.pakSourceInto(i, {});
   }
 
   /**
@@ -202,8 +194,46 @@ export class HeldResults {
    * hex strings for each.
    */
   brief(guid: string): AssetReportFields | undefined {
+    const i = this.setSlot(guid);
+    return i === undefined ? undefined : this.briefAt(i);
+  }
+
+  /** The asset's result, as a new object (see the module comment); undefined when it has none. */
+  get(guid: string): AssetCookResult | undefined {
+    const i = this.setSlot(guid);
+    if (i === undefined) return undefined;
+    // The brief's object, completed here (the counts are set right below).
+    const out = this.briefAt(i) as AssetCookResult;
+    out.strippedExports = this.counts[i * 2];
+    out.nulledRefs = this.counts[i * 2 + 1];
+    const identity = this.identityAt(i);
+    if (identity !== undefined) out.identity = identity;
+    return this.pakSourceInto(i, out);
+  }
+
+  /** The slot of `guid` when it holds a result. */
+  private setSlot(guid: string): number | undefined {
     const i = this.slotOf.get(guid);
-    if (i === undefined || !(this.flags[i] & SET)) return undefined;
+    return i !== undefined && this.flags[i] & SET ? i : undefined;
+  }
+
+  private identityAt(i: number): string | undefined {
+    if (this.flags[i] & IDENTITY_PACKED) return `${hex8(this.hashes[i * 4])}${hex8(this.hashes[i * 4 + 1])}:${this.nums[i * F_COUNT + F_RAW]}:${this.nums[i * F_COUNT + F_COOKED]}`;
+    return this.oddIdentity.get(i);
+  }
+
+  /** Adds the output, the cooked file's hash and the held bytes (what a pak entry needs) to `out`. */
+  private pakSourceInto<T extends PakSourceFields>(i: number, out: T): T {
+    const f = this.flags[i];
+    if (f & OUTPUT) out.output = f & OUTPUT_USUAL ? cookedPathFor(this.cookedDir, this.records[i].record) : this.oddOutput.get(i);
+    if (f & COOKED_XXH) out.cookedXxh64 = `${hex8(this.hashes[i * 4 + 2])}${hex8(this.hashes[i * 4 + 3])}`;
+    else if (this.oddCookedXxh64.has(i)) out.cookedXxh64 = this.oddCookedXxh64.get(i);
+    const bytes = this.held.get(i);
+    if (bytes) out.bytes = bytes;
+    return out;
+  }
+
+  private briefAt(i: number): AssetReportFields {
     const nums = i * F_COUNT;
     const out: AssetReportFields = { status: STATUSES[this.status[i]], ms: this.nums[nums + F_MS], bytesIn: this.nums[nums + F_IN], bytesOut: this.nums[nums + F_OUT] };
     if (this.reason[i]) out.reason = this.reasons[this.reason[i] - 1] as AssetCookResult['reason'];
@@ -212,33 +242,6 @@ export class HeldResults {
     return out;
   }
 
-  /** The asset's result, as a new object (see the module comment); undefined when it has none. */
-  get(guid: string): AssetCookResult | undefined {
-    const i = this.slotOf.get(guid);
-    if (i === undefined) return undefined;
-    const f = this.flags[i];
-    if (!(f & SET)) return undefined;
-    const nums = i * F_COUNT;
-    const out: AssetCookResult = {
-      status: STATUSES[this.status[i]],
-      bytesIn: this.nums[nums + F_IN],
-      bytesOut: this.nums[nums + F_OUT],
-      strippedExports: this.counts[i * 2],
-      nulledRefs: this.counts[i * 2 + 1],
-      ms: this.nums[nums + F_MS],
-    };
-    if (this.reason[i]) out.reason = this.reasons[this.reason[i] - 1] as AssetCookResult['reason'];
-    const error = this.errors.get(i);
-    if (error) out.error = error;
-    if (f & OUTPUT) out.output = f & OUTPUT_USUAL ? cookedPathFor(this.cookedDir, this.records[i].record) : this.oddOutput.get(i);
-    if (f & IDENTITY_PACKED) out.identity = `${hex8(this.hashes[i * 4])}${hex8(this.hashes[i * 4 + 1])}:${this.nums[nums + F_RAW]}:${this.nums[nums + F_COOKED]}`;
-    else if (this.oddIdentity.has(i)) out.identity = this.oddIdentity.get(i);
-    if (f & COOKED_XXH) out.cookedXxh64 = `${hex8(this.hashes[i * 4 + 2])}${hex8(this.hashes[i * 4 + 3])}`;
-    else if (this.oddCookedXxh64.has(i)) out.cookedXxh64 = this.oddCookedXxh64.get(i);
-    const bytes = this.held.get(i);
-    if (bytes) out.bytes = bytes;
-    return out;
-  }
 
   /** Let go of every held output's bytes (the paks are written). */
   dropBytes(): void {
