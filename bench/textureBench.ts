@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import PQueue from 'p-queue';
 import sharp from 'sharp';
-import { DEFAULT_BASISU_SETTINGS, basisuArgs, type BasisuSettings, type Ktx2Encoding } from '../cook/texture/basisu.js';
+import { DEFAULT_BASISU_SETTINGS, basisuArgs, basisuEnv, type BasisuSettings, type Ktx2Encoding } from '../cook/texture/basisu.js';
 import { TEXTURES_IN_FLIGHT, cookTexture, decodeImage, findBasisu, resolveTextureEncoding } from '../cook/texture/index.js';
 import type { TextureSettings } from '../cook/texture/index.js';
 import { greyMask, leafCutout, noiseAlbedo, normalMap, planksAlbedo } from '../samples/generate/images.js';
@@ -146,23 +146,26 @@ function writeGroups(images: BenchImage[], dir: string): Array<{ settings: Textu
   return [...groups.values()];
 }
 
-async function basisu(exe: string, args: string[], out: string): Promise<void> {
-  const run = await runChild(exe, [...args, '-output_path', out], { timeoutMs: 3_600_000, slots: null });
+async function basisu(exe: string, args: string[], out: string, env?: NodeJS.ProcessEnv): Promise<void> {
+  const run = await runChild(exe, [...args, '-output_path', out], { timeoutMs: 3_600_000, slots: null, env });
   if (run.code !== 0) throw new Error(`basisu CLI failed: ${run.output.slice(-300)}`);
 }
 
-/** basisu's CLI over the same files: the faster of its two ways to use `CORES` threads. */
-async function cliAll(exe: string, groups: Array<{ settings: TextureSettings; files: string[] }>, out: string): Promise<{ wall: number; cpu: number; how: string }> {
+/**
+ * basisu's CLI over the same files: the faster of its two ways to use `CORES` threads. `env`: run
+ * it in this environment (the cook's malloc settings, see basisuEnv) instead of ours.
+ */
+async function cliAll(exe: string, groups: Array<{ settings: TextureSettings; files: string[] }>, out: string, env?: NodeJS.ProcessEnv): Promise<{ wall: number; cpu: number; how: string }> {
   // One process per group, the files encoded in parallel by basisu's own thread pool.
   const parallel = await measure(async () => {
-    for (const g of groups) await basisu(exe, [...g.files, ...cliArgs(g.settings, DEFAULT_BASISU_SETTINGS, CORES, true)], out);
+    for (const g of groups) await basisu(exe, [...g.files, ...cliArgs(g.settings, DEFAULT_BASISU_SETTINGS, CORES, true)], out, env);
   });
   // CORES single-threaded processes at a time, each with an equal share of a group's files.
   const split = await measure(async () => {
     const q = new PQueue({ concurrency: CORES });
     for (const g of groups) {
       const per = Math.ceil(g.files.length / CORES);
-      for (let i = 0; i < g.files.length; i += per) void q.add(() => basisu(exe, [...g.files.slice(i, i + per), ...cliArgs(g.settings, DEFAULT_BASISU_SETTINGS, 1, false)], out));
+      for (let i = 0; i < g.files.length; i += per) void q.add(() => basisu(exe, [...g.files.slice(i, i + per), ...cliArgs(g.settings, DEFAULT_BASISU_SETTINGS, 1, false)], out, env));
     }
     await q.onIdle();
   });
@@ -196,7 +199,11 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-/** Ours against the CLI, alternating `rounds` times; the median of each. */
+/**
+ * Ours against the CLI, alternating `rounds` times; the median of each. The CLI runs as a user
+ * would run it (the target's baseline), and again with the malloc settings the cook gives basisu
+ * (basisuEnv), so the cook's own overhead shows apart from that.
+ */
 export async function throughput(label: string, images: BenchImage[], rounds: number): Promise<string> {
   const exe = findBasisu().path!;
   // On tmpfs when there is one, as the cook's encoder temp files are: the CLI gets the same disk.
@@ -208,21 +215,29 @@ export async function throughput(label: string, images: BenchImage[], rounds: nu
     await cookAll(images.slice(0, Math.min(8, images.length))); // warm: module loads, sharp
     const ours: Array<{ wall: number; cpu: number; own: number }> = [];
     const cli: Array<{ wall: number; cpu: number }> = [];
+    const tuned: Array<{ wall: number; cpu: number }> = [];
     let how = '';
+    let tunedHow = '';
     for (let r = 0; r < rounds; r++) {
       ours.push(await measure(() => cookAll(images)));
       const c = await cliAll(exe, groups, out);
       cli.push(c);
       how = c.how;
+      const t = await cliAll(exe, groups, out, basisuEnv());
+      tuned.push(t);
+      tunedHow = t.how;
     }
     const o = median(ours.map((x) => x.wall));
     const c = median(cli.map((x) => x.wall));
     const oc = median(ours.map((x) => x.cpu));
     const own = median(ours.map((x) => x.own));
     const cc = median(cli.map((x) => x.cpu));
+    const t = median(tuned.map((x) => x.wall));
+    const tc = median(tuned.map((x) => x.cpu));
     return (
       `${`texture ${label} (cook path vs basisu CLI):`.padEnd(LABEL)}${(images.length / o).toFixed(1)} textures/s, CLI (${how}) ${(images.length / c).toFixed(1)}/s: ` +
       `${(o / c).toFixed(2)}x the CLI's time, ${(oc / cc).toFixed(2)}x its CPU (${oc.toFixed(2)} s, of which the cook's own process ${own.toFixed(2)} s, vs ${cc.toFixed(2)} s); ` +
+      `the CLI with the cook's malloc settings (${tunedHow}) ${(images.length / t).toFixed(1)}/s: ${(o / t).toFixed(2)}x its time, ${(oc / tc).toFixed(2)}x its CPU (${tc.toFixed(2)} s); ` +
       `medians of ${rounds} interleaved, load average ${os.loadavg()[0].toFixed(1)}`
     );
   } finally {

@@ -34,7 +34,7 @@ import { errors } from '../../src/errors.js';
 import { pidAlive } from '../../src/util/pidAlive.js';
 import { childSlots, describeChildFailure, runChild, type ChildRun } from '../../src/util/runChild.js';
 import type { Semaphore } from '../../src/util/semaphore.js';
-import { basisuArgs, type BasisuSettings, type Ktx2Encoding } from './basisu.js';
+import { basisuArgs, basisuEnv, type BasisuSettings, type Ktx2Encoding } from './basisu.js';
 import { checkPngWellFormed } from './decodePngWithPngjs.js';
 import type { MipLevel } from './mips.js';
 
@@ -149,6 +149,8 @@ export class BasisuBatcher {
   private preparing = false;
   /** The work folder of this batcher's inputs and outputs, made on first use. */
   private dir: string | undefined;
+  /** basisu's environment: ours with its malloc settings (see basisuEnv). */
+  private readonly env = basisuEnv();
 
   constructor(
     readonly exe: string,
@@ -460,7 +462,7 @@ export class BasisuBatcher {
     const timeoutMs = Math.round(this.opts.timeoutMs * Math.max(1, pixels / 1e6));
     let run: ChildRun;
     try {
-      run = await runChild(this.exe, [...jobs.map((j) => `${j.id}.${j.ext}`), '-output_path', dir, ...group.args], { cwd: dir, timeoutMs, threads: 1, slots: this.slots });
+      run = await runChild(this.exe, [...jobs.map((j) => `${j.id}.${j.ext}`), '-output_path', dir, ...group.args], { cwd: dir, env: this.env, timeoutMs, threads: 1, slots: this.slots });
     } catch (e) {
       free();
       const why = `basisu could not start: ${(e as Error).message}`;
