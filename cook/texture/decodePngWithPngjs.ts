@@ -7,7 +7,7 @@
  * The PngSuite test decodes every image both ways and requires identical bytes.
  */
 import { createRequire } from 'node:module';
-import { inflateSync } from 'node:zlib';
+import zlib, { inflateSync } from 'node:zlib';
 
 export type PngDecoder = 'pngjs' | 'sharp';
 
@@ -185,21 +185,57 @@ function readPngData(buffer: Buffer): { meta: PngMeta; inflated: Buffer } {
 }
 
 /**
- * Throws unless the PNG is well-formed to the last byte: every chunk's CRC, the zlib stream
- * (Adler-32, its end) inflating to exactly the scanlines the header implies, and a valid filter
- * type on every scanline; what {@link decodePngWithPngjs} checks, without unfiltering. For
- * non-interlaced PNGs (others throw). A PNG that passes reads the same in any decoder; libpng
- * tolerates some that do not (more image data than the size needs), which basisu's own reader
- * crashes on.
+ * Throws unless the PNG is well-formed to the last byte: every chunk's CRC, nothing after IEND,
+ * the zlib stream (Adler-32, its end) inflating to exactly the scanlines the header implies, and a
+ * valid filter type on every scanline; what {@link decodePngWithPngjs} checks, without
+ * unfiltering. For non-interlaced PNGs that passed readImageHeader and {@link pngIsPlain} (which
+ * check the chunk layout and IHDR's fields); others throw or are not checked for that. A PNG that
+ * passes reads the same in any decoder; libpng tolerates some that do not (more image data than
+ * the size needs), which basisu's own reader crashes on.
+ *
+ * Walks the chunks itself, with zlib's CRC-32, rather than through pngjs's parser: for a 16x16
+ * texture that parser (a JS CRC, a callback and two Buffer slices per read) cost more than the
+ * inflate, and this check runs for every PNG given to basisu, on the cores basisu needs. It fails
+ * what pngjs's parser fails on such a PNG: a CRC, a gAMA shorter than its value, bytes after IEND.
  */
 export function checkPngWellFormed(bytes: Uint8Array): void {
-  const { meta, inflated } = readPngData(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  if (meta.interlace) throw new Error('interlaced');
-  const row = 1 + Math.ceil((meta.width * meta.depth * (CHANNELS[meta.colorType] ?? 0)) / 8);
+  if (bytes[28] !== 0) throw new Error('interlaced');
+  const width = u32be(bytes, 16);
+  const height = u32be(bytes, 20);
+  const channels = CHANNELS[bytes[25]] ?? 0;
+  const idat: Uint8Array[] = [];
+  let offset = 8;
+  for (;;) {
+    if (offset + 12 > bytes.length) throw new Error('no IEND chunk');
+    const length = u32be(bytes, offset);
+    const end = offset + 12 + length;
+    if (end > bytes.length) throw new Error(`chunk at offset ${offset} runs past the end`);
+    const type = u32be(bytes, offset + 4);
+    if (crc32(bytes.subarray(offset + 4, end - 4)) !== u32be(bytes, end - 4)) throw new Error(`CRC error in the chunk at offset ${offset}`);
+    if (type === IDAT) idat.push(bytes.subarray(offset + 8, end - 4));
+    else if (type === GAMA && length < 4) throw new Error('gAMA chunk is too short');
+    offset = end;
+    if (type === IEND) break;
+  }
+  if (offset !== bytes.length) throw new Error(`${bytes.length - offset} bytes after IEND`);
+  const inflated = inflateSync(idat.length === 1 ? idat[0] : Buffer.concat(idat));
+  const row = 1 + Math.ceil((width * bytes[24] * channels) / 8);
+  if (inflated.length === 0 || inflated.length !== row * height) {
+    throw new Error(`image data inflates to ${inflated.length} bytes; the header implies ${row * height}`);
+  }
   for (let o = 0; o < inflated.length; o += row) {
     if (inflated[o] > 4) throw new Error(`scanline ${o / row} has filter type ${inflated[o]}`);
   }
 }
+
+const IDAT = 0x49444154;
+const IEND = 0x49454e44;
+const GAMA = 0x67414d41;
+
+/** zlib's CRC-32 (native, from Node 20.15; looked up, not imported, so older Node 20 still loads this), else pngjs's table-driven one. */
+const crc32: (data: Uint8Array) => number =
+  (zlib as { crc32?: (data: Uint8Array) => number }).crc32 ??
+  ((data) => ((createRequire(import.meta.url)('pngjs/lib/crc.js') as { crc32(b: Uint8Array): number }).crc32(data) >>> 0));
 
 /** Filtered scanline bytes of a width x height image (each row: a filter byte and its packed samples). */
 function filteredBytes(width: number, height: number, bitsPerPixel: number, interlace: boolean): number {

@@ -10,10 +10,12 @@ import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { findBasisu } from '../../cook/texture/basisu.js';
+import { checkPngWellFormed, decodePngWithPngjs } from '../../cook/texture/decodePngWithPngjs.js';
 import { basisuReadsPng } from '../../cook/texture/encodeTexture.js';
+import { readImageHeader } from '../../cook/texture/imageHeader.js';
 import { cookTexture, decodeImage, encodeTexture, resolveTextureEncoding, type TextureSettings } from '../../cook/texture/index.js';
 import { greyMask, leafCutout, noiseAlbedo, normalMap, paletteChecker, planksAlbedo } from '../../samples/generate/images.js';
-import { crc32, encodePng } from '../../samples/generate/png.js';
+import { crc32, encodePng, pngChunk } from '../../samples/generate/png.js';
 import { Random } from '../../samples/generate/random.js';
 import { PNGSUITE_DIR, rejection, scriptFolder } from './helpers.js';
 
@@ -31,6 +33,68 @@ async function viaOurDecode(png: Uint8Array, settings: TextureSettings, file: st
   const enc = resolveTextureEncoding(settings, file);
   return (await encodeTexture(image, { ...enc, generateMips: settings.generateMips, file })).platformData;
 }
+
+describe('the well-formedness check before a PNG is given to basisu', () => {
+  /** Throws exactly where our own strict decode (pngjs around one strict inflate) throws. */
+  function agrees(png: Uint8Array, what: string): void {
+    try {
+      readImageHeader(png, 'x.png');
+    } catch {
+      return; // never reaches the check
+    }
+    if (!basisuReadsPng(png)) return;
+    let checked = 'ok';
+    let decoded = 'ok';
+    try {
+      checkPngWellFormed(png);
+    } catch (e) {
+      checked = `throws (${(e as Error).message})`;
+    }
+    try {
+      decodePngWithPngjs(png);
+    } catch (e) {
+      decoded = `throws (${(e as Error).message})`;
+    }
+    expect(checked.startsWith('throws'), `${what}: check ${checked}, decode ${decoded}`).toBe(decoded.startsWith('throws'));
+  }
+
+  it('fails exactly where our strict decode fails: every byte changed (with and without its CRC fixed), cut short, or followed by more', () => {
+    const withCrcFixed = (png: Uint8Array, at: number): Uint8Array => {
+      // The chunk holding byte `at`, its CRC recomputed, so the data itself is what is wrong.
+      const out = new Uint8Array(png);
+      const view = new DataView(out.buffer);
+      for (let o = 8; o + 12 <= out.length; ) {
+        const end = o + 12 + view.getUint32(o);
+        if (at >= o + 8 && at < end - 4 && end <= out.length) view.setUint32(end - 4, crc32(out.subarray(o + 4, end - 4)));
+        if (end <= o) break;
+        o = end;
+      }
+      return out;
+    };
+    const pngs: Array<[string, Uint8Array]> = ['basn0g08', 'basn2c08', 'basn4a08', 'basn6a08', 'bgan6a08', 'basn3p08'].map((n) => [n, new Uint8Array(fs.readFileSync(path.join(PNGSUITE_DIR, 'png', `${n}.png`)))]);
+    const generated = encodePng(noiseAlbedo(16, new Random(3), [40, 30, 20], [200, 170, 140], 3));
+    pngs.push(['generated-16', generated]);
+    // A gAMA chunk too short for its value (pngjs fails on it, with its CRC right), and a whole one.
+    const idatAt = Buffer.from(generated).indexOf('IDAT') - 4;
+    for (const gama of [Uint8Array.of(0, 1), Uint8Array.of(0, 0, 0xb1, 0x8f)]) {
+      const png = new Uint8Array(Buffer.concat([generated.subarray(0, idatAt), pngChunk('gAMA', gama), generated.subarray(idatAt)]));
+      pngs.push([`gAMA of ${gama.length} bytes`, png]);
+    }
+    for (const [name, png] of pngs) {
+      agrees(png, name);
+      for (let at = 8; at < png.length; at++) {
+        for (const x of [0x01, 0x80, 0xff]) {
+          const bad = new Uint8Array(png);
+          bad[at] ^= x;
+          agrees(bad, `${name} byte ${at} ^ ${x}`);
+          agrees(withCrcFixed(bad, at), `${name} byte ${at} ^ ${x}, CRC fixed`);
+        }
+      }
+      for (let n = png.length - 20; n < png.length; n++) agrees(png.subarray(0, n), `${name} cut to ${n} bytes`);
+      agrees(new Uint8Array([...png, 0]), `${name} and one more byte`);
+    }
+  });
+});
 
 describe.skipIf(REAL === null)('PNGs basisu reads itself', () => {
   it('which PNGs: 8 bits a sample, not interlaced, no colour profile or grey/RGB colour key, well-formed', () => {
