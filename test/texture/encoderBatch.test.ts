@@ -201,6 +201,29 @@ describe.skipIf(REAL === null)('BasisuBatcher on the real basisu', () => {
     expect(out.map((b) => read(b).pixelWidth)).toEqual([16, 16, 16, 16]);
   });
 
+  it('a KTX2 cut short or of another size than asked is TEXTURE_INVALID naming the asset', async () => {
+    // Stand-ins that run the real encoder, then spoil what it wrote (cwd is the work folder).
+    const cut = script('cuts-output', `'${REAL}' "$@" || exit $?\nfor f in *.ktx2; do head -c 150 "$f" > "$f.cut" && mv "$f.cut" "$f"; done`);
+    const e1 = await rejection(encodeTexture(image(16, 1), { ...ETC1S, file: 'Content/T_Cut.lasset', basisu: cut }));
+    expect({ code: e1.code, file: e1.file, message: e1.message }).toEqual({
+      code: 'TEXTURE_INVALID',
+      file: 'Content/T_Cut.lasset',
+      message: 'basisu wrote an unreadable KTX2: its level index (120 bytes at 80) runs past the end of the file (150 bytes)',
+    });
+    const resized = script('resizes-output', `exec '${REAL}' "$@" -resample 8 8`);
+    const e2 = await rejection(encodeTexture(image(16, 2), { ...ETC1S, file: 'Content/T_Resized.lasset', basisu: resized }));
+    expect({ code: e2.code, file: e2.file, message: e2.message }).toEqual({
+      code: 'TEXTURE_INVALID',
+      file: 'Content/T_Resized.lasset',
+      message: 'basisu wrote 8x8 with 4 levels; expected 16x16 with 5',
+    });
+    // Its level data cut off (the index whole): found too.
+    const tail = script('cuts-tail', `'${REAL}' "$@" || exit $?\nfor f in *.ktx2; do s=$(wc -c < "$f"); head -c $((s - 1)) "$f" > "$f.cut" && mv "$f.cut" "$f"; done`);
+    const e3 = await rejection(encodeTexture(image(16, 3), { ...ETC1S, file: 'Content/T_Tail.lasset', basisu: tail }));
+    expect({ code: e3.code, file: e3.file }).toEqual({ code: 'TEXTURE_INVALID', file: 'Content/T_Tail.lasset' });
+    expect(e3.message).toMatch(/^basisu wrote an unreadable KTX2: its (level \d|supercompression data) \(\d+ bytes at \d+\) runs past the end of the file \(\d+ bytes\)$/);
+  });
+
   it('COOK_FAILED after a crash names the exit and the tool output', async () => {
     const exe = script('crashes', 'echo "ERROR: out of memory"; exit 7');
     const e = await rejection(encodeTexture(image(8, 1), { ...ETC1S, file: 'Content/T_Crash.lasset', basisu: exe }));
