@@ -218,10 +218,19 @@ export function checkPngWellFormed(bytes: Uint8Array): void {
     if (type === IEND) break;
   }
   if (offset !== bytes.length) throw new Error(`${bytes.length - offset} bytes after IEND`);
-  const inflated = inflateSync(idat.length === 1 ? idat[0] : Buffer.concat(idat));
   const row = 1 + Math.ceil((width * bytes[24] * channels) / 8);
-  if (inflated.length === 0 || inflated.length !== row * height) {
-    throw new Error(`image data inflates to ${inflated.length} bytes; the header implies ${row * height}`);
+  const expected = row * height;
+  // Into one buffer of the size the header implies (zlib's default is 16 KiB chunks: for a small
+  // texture a fresh 16 KiB outside the heap each time, which brought on full GCs), and never more.
+  let inflated: Buffer;
+  try {
+    inflated = inflateSync(idat.length === 1 ? idat[0] : Buffer.concat(idat), { chunkSize: Math.max(64, expected + 64), maxOutputLength: expected });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new Error(`image data inflates to more than the ${expected} bytes the header implies`);
+    throw e;
+  }
+  if (inflated.length === 0 || inflated.length !== expected) {
+    throw new Error(`image data inflates to ${inflated.length} bytes; the header implies ${expected}`);
   }
   for (let o = 0; o < inflated.length; o += row) {
     if (inflated[o] > 4) throw new Error(`scanline ${o / row} has filter type ${inflated[o]}`);
