@@ -31,6 +31,7 @@ import { createDebugger, silentLogger, type Logger } from '../src/log/logger.js'
 import { sweepTempFiles } from '../src/util/atomicWrite.js';
 import { hashHex, initHash, xxh64 } from '../src/util/hash.js';
 import type { AssetRecord } from '../src/registry/types.js';
+import type { ScanProgress } from '../src/registry/AssetRegistry.js';
 import {
   assetCookContext,
   checkCache,
@@ -273,6 +274,10 @@ export class Cooker {
   get workersStarted(): number {
     return this.pool?.started ?? 0;
   }
+  /** Cook worker threads alive now (a very large full cook stops them after its loop). */
+  get workersRunning(): number {
+    return this.pool?.running ?? 0;
+  }
   /** What a full cook may still hold of its outputs' bytes for the paks (0 outside a full cook: the daemon's batches hold none). */
   private outputBytesBudget = 0;
   /** This full cook has only a few packages to cook: they cook on this thread, no cook worker is started. */
@@ -344,7 +349,14 @@ export class Cooker {
     if (!registry) {
       bus.emit({ type: 'START', phase: 'scan' });
       const t0 = performance.now();
-      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log, onProgress: (p) => bus.emit({ type: 'SCAN_PROGRESS', ...p }) });
+      const onProgress = (p: ScanProgress) => {
+        // As soon as the walk has counted a very large project, not at the cook: a cold scan's
+        // heap grows to ~1.1 GiB at a million assets, and the slack V8 leaves above it then stood
+        // under the plan (src/util/leanHeap.ts).
+        leanHeapFor(p.files);
+        bus.emit({ type: 'SCAN_PROGRESS', ...p });
+      };
+      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log, onProgress });
       registry = opened.registry;
       // Severities are decided by the cook, which knows what the roots reach (see classifyScanProblems).
       scanProblems.push(...opened.problems);
@@ -366,6 +378,13 @@ export class Cooker {
     cooker.scanProblems = scanProblems;
     if (warning) cooker.report(warning, 'warning', cooker.pending);
     return cooker;
+  }
+
+  /** Stop the cook workers now (a later package cook starts them again). */
+  private async stopWorkers(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.close();
   }
 
   /** Close the cook cache's journal (everything journaled stays) and release the project lock. */
@@ -675,7 +694,14 @@ export class Cooker {
     // A very large registry: V8 keeps its heap near what is live (src/util/leanHeap.ts).
     // The size without all(): a no-op on a stored plan never thaws every record.
     const registrySize = this.registry.size ?? this.registry.all().length;
-    if (leanHeapFor(registrySize)) log.debug({ assets: registrySize }, 'lean heap mode');
+    const lean = leanHeapFor(registrySize);
+    if (lean) {
+      log.debug({ assets: registrySize }, 'lean heap mode');
+      // A million-asset cook's outputs (~0.6 GB) never fit the budget: the pak writer reads most of
+      // them back anyway, and the first 128 MiB held from the loop's start to the paks' end stood
+      // on top of the cook's peak (see README, million assets).
+      this.outputBytesBudget = 0;
+    }
     const planStart = performance.now();
     const plan = this.planForCook();
     // Failure semantics (the same in every mode, --ci only adds to them):
@@ -871,6 +897,10 @@ export class Cooker {
       await this.saveCache(problems);
       // No compiler outlives the cook phase (an interrupted cook returns early below).
       warmCompiled = (await warmShaders) ?? [];
+      // A very large cook's workers go with the loop: their heaps and threads would stay through
+      // the shaders, outputs and paks, where such a cook peaks. A re-cook later (a cooked file
+      // damaged before the paks, a daemon's batch) starts the pool again.
+      if (lean) await this.stopWorkers();
     }
     if (opts.signal?.aborted) {
       summary.interrupted = true;

@@ -80,6 +80,10 @@ export class CookPool {
   private closed = false;
   /** Workers started over the pool's life (replacements too), for tests and logs. */
   started = 0;
+  /** Workers alive now. */
+  get running(): number {
+    return this.slots.filter((s) => !s.dead).length;
+  }
 
   constructor(opts: CookPoolOptions) {
     this.size = poolSize(opts.workers);
