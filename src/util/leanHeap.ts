@@ -29,3 +29,8 @@ export function leanHeapFor(assets: number, env: NodeJS.ProcessEnv = process.env
   on = true;
   return true;
 }
+
+/** Whether this process is in lean-heap mode. */
+export function leanHeapOn(): boolean {
+  return on;
+}

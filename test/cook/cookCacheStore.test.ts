@@ -170,4 +170,47 @@ describe('cook cache store', () => {
     expect(again.peek(a.guid)).toEqual(entry);
     again.close();
   });
+
+  it('a compaction with no dead record writes the arena as it is: the same snapshot as packing a copy, fresh and after a loaded snapshot', async () => {
+    // The same size and mtime everywhere, so caches in different folders hold the same bytes.
+    const stat = { size: 10, mtimeMs: 1_700_000_000_000.25 };
+    const fill = (cache: CookCache, cooked: string, from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const e = entryFor(cooked, i);
+        cache.set(e.guid, e.key, e.rest, stat);
+      }
+    };
+    /** Set entry i again with the same fields: its first record is dead, the index order unchanged. */
+    const again = (cache: CookCache, cooked: string, i: number) => {
+      const e = entryFor(cooked, i);
+      cache.set(e.guid, e.key, e.rest, stat);
+    };
+    const built = async (from: number, to: number, withDead: boolean, base?: Buffer) => {
+      const { file, cooked } = await setup();
+      if (base) await fsp.writeFile(file, base);
+      const { cache } = await CookCache.load(file, cooked);
+      if (base) expect(cache.pending).toBe(0);
+      fill(cache, cooked, from, to);
+      if (withDead) again(cache, cooked, from);
+      await cache.compact();
+      cache.close();
+      return { bytes: await fsp.readFile(file), file, cooked };
+    };
+    // A fresh arena (a cold cook's).
+    const packed = await built(0, 200, true);
+    const asIs = await built(0, 200, false);
+    expect(asIs.bytes.equals(packed.bytes)).toBe(true);
+    // An arena that is a loaded snapshot (its records start after the head), with records added.
+    const packed2 = await built(200, 300, true, asIs.bytes);
+    const asIs2 = await built(200, 300, false, asIs.bytes);
+    expect(asIs2.bytes.byteLength).toBeGreaterThan(asIs.bytes.byteLength);
+    expect(asIs2.bytes.equals(packed2.bytes)).toBe(true);
+    // And it loads back whole.
+    const { cache } = await CookCache.load(asIs2.file, asIs2.cooked);
+    for (let i = 0; i < 300; i++) {
+      const e = entryFor(asIs2.cooked, i);
+      expect(cache.peek(e.guid)).toMatchObject({ key: e.key.key, ...e.rest, cookedSize: 10 });
+    }
+    cache.close();
+  });
 });
