@@ -211,6 +211,7 @@ const AUTO_ASSETS_IN_FLIGHT = 256;
  * what was just written; past this a 1M-asset cold cook reads the rest back instead of holding
  * gigabytes. 128 MiB holds all of a 100k-asset project's outputs (~62 MB); at a million assets
  * (~0.6 GB of outputs) 256 MiB was an eighth of the peak for reads the page cache serves anyway.
+ * A cook in lean-heap mode (>= 250k assets) holds none.
  */
 const HELD_OUTPUT_BYTES = 128 << 20;
 

@@ -11,7 +11,11 @@
  */
 import v8 from 'node:v8';
 
-/** Registries at least this large turn it on for a full cook (below, speed matters more than the heap's slack). */
+/**
+ * Registries at least this large turn it on for a full cook, and a registry scan that counts this
+ * many files turns it on at once (below, speed matters more than the heap's slack). A full cook in
+ * this mode also holds no cooked outputs for its paks and stops its workers after the loop.
+ */
 export const LEAN_HEAP_ASSETS = 250_000;
 
 let on = false;
