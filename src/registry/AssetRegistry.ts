@@ -4,8 +4,9 @@
  * - `scan()` walks every content mount (config.mounts: /Game, /Engine, enabled plugins). A file
  *   whose mtime and size match the cache is not opened at all; a file whose mtime changed but whose
  *   xxh64 did not is not re-parsed; anything else has its tables read (see readAsset.ts).
- * - Cache entries under a walked mount that were not seen are reaped; entries elsewhere (a disabled
- *   plugin's content) stay in the cache, invisible, so re-enabling the plugin costs no reads.
+ * - Cache entries under a walked mount that were not seen are reaped; entries under a disabled
+ *   plugin's folder stay in the cache, invisible, so re-enabling the plugin costs no reads; entries
+ *   under no folder of the config (a copied or moved project's origin) are reaped.
  * - Two files with one GUID: the file whose absolute path sorts first (plain string order) is the
  *   asset, the other is left out and reported as DUPLICATE_GUID naming both. Path order, not
  *   discovery order, so every run and every machine with the same tree picks the same file.
@@ -615,21 +616,23 @@ export class AssetRegistry {
       });
     }
     await this.process(walked, result, gen, onProgress, batch);
-    // Reap: cache entries under a walked mount that this walk did not see. Entries elsewhere
-    // (a disabled plugin's content) are kept, and stay out of the registry. A folder still held
-    // as rows stays so only when the walk matched every row; otherwise it is built, and its
+    // Reap: cache entries under a walked mount that this walk did not see. Entries under a
+    // disabled plugin's folder are kept, and stay out of the registry. Entries under no folder
+    // of this project's config (the project was copied or moved: the cache names absolute
+    // paths) are dropped, or every copy would carry its origin's rows forever. A folder still
+    // held as rows stays so only when the walk matched every row; otherwise it is built, and its
     // rows the walk did not see are dropped with the rest.
     for (const [dir, held] of [...this.entries.lazyFolders()]) {
       const f = held as RowFolder;
       if (f.allSeenIn(gen)) {
         f.gen = gen;
         f.live = true;
-      } else if (f.cursorGen === gen || this.underWalkedMount(f.dirSep)) {
+      } else if (f.cursorGen === gen || this.reapable(f.dirSep)) {
         this.entries.built(dir);
       }
     }
     for (const e of this.entries.builtValues()) {
-      if (e.gen === gen || !this.underWalkedMount(e.file)) continue;
+      if (e.gen === gen || !this.reapable(e.file)) continue;
       this.dropEntry(e.file, e, batch, result);
     }
     return this.finish(batch, result, true, t0);
@@ -733,6 +736,13 @@ export class AssetRegistry {
   private underWalkedMount(file: string): boolean {
     for (const m of this.content) if (file.startsWith(m.dir + path.sep)) return true;
     return false;
+  }
+
+  /** A cache entry a full scan drops when it was not seen: under a walked mount, or under no mount or plugin folder at all. */
+  private reapable(file: string): boolean {
+    if (this.underWalkedMount(file)) return true;
+    for (const d of this.mountDirs) if (file.startsWith(d + path.sep)) return false;
+    return true;
   }
 
   /**

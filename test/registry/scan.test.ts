@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config/index.js';
 import { DependencyType } from '../../src/format/packageTypes.js';
 import { AssetRegistry, type RegistryChange } from '../../src/registry/AssetRegistry.js';
 import { bumpMtime, CLASS_MESH, g, hard, makeProject, soft, type TempProject } from './fixtures.js';
@@ -223,6 +224,45 @@ describe('incremental cache', () => {
     const r2 = await reg2.scan();
     expect(r2).toMatchObject({ assets: 2, read: 0, cached: 2, removed: 0 });
     expect(reg2.get(g(2))?.packagePath).toBe('/Foliage/Oak');
+  });
+
+  it("drops the cache rows of a project's old location when the project was copied or moved, and keeps a disabled plugin's", async () => {
+    p.pkg('Content/Rock.lasset', g(1));
+    p.pkg('Plugins/Foliage/Content/Oak.lasset', g(2));
+    p.pkg('Plugins/Moss/Content/Lichen.lasset', g(3));
+    const withMoss = { plugins: [{ name: 'Foliage', path: 'Plugins/Foliage' }, { name: 'Moss', path: 'Plugins/Moss' }] };
+    const first = await AssetRegistry.open({ config: p.config(withMoss) });
+    expect(await first.scan()).toMatchObject({ assets: 3, read: 3 });
+    first.close();
+    // The copy disables Moss: its row stays for a re-enable; the origin's rows name another tree.
+    const copy = fs.mkdtempSync(path.join(path.dirname(p.dir), 'lumina-reg-copy-'));
+    try {
+      fs.cpSync(p.dir, copy, { recursive: true, preserveTimestamps: true });
+      const cfg = () => loadConfig(copy).config;
+      fs.writeFileSync(
+        path.join(copy, 'lumina-cook.json'),
+        JSON.stringify({ name: 'RegTest', plugins: [{ name: 'Foliage', path: 'Plugins/Foliage' }, { name: 'Moss', path: 'Plugins/Moss', enabled: false }] }),
+      );
+      const reg = await AssetRegistry.open({ config: cfg() });
+      // Moss's row here is new to this cache (it was only ever read at the origin): not read, not an asset.
+      expect(await reg.scan()).toMatchObject({ assets: 2, read: 2, removed: 3 });
+      expect(reg.get(g(1))?.file).toBe(path.join(copy, 'Content', 'Rock.lasset'));
+      await reg.save();
+      reg.close();
+      const again = await AssetRegistry.open({ config: cfg() });
+      expect(await again.scan()).toMatchObject({ assets: 2, read: 0, cached: 2, removed: 0 });
+      again.close();
+
+      // A disabled plugin's own rows stay through scans of the project that holds them.
+      const disabled = await AssetRegistry.open({ config: p.config({ plugins: [{ name: 'Foliage', path: 'Plugins/Foliage' }, { name: 'Moss', path: 'Plugins/Moss', enabled: false }] }) });
+      expect(await disabled.scan()).toMatchObject({ assets: 2, cached: 2, removed: 0 });
+      disabled.close();
+      const reenabled = await AssetRegistry.open({ config: p.config(withMoss) });
+      expect(await reenabled.scan()).toMatchObject({ assets: 3, read: 0, cached: 3, removed: 0 });
+      reenabled.close();
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('a warm scan from the cache finds every change made while no process ran: same-second edits, preserved-mtime copies, deletes, renames, new files, a replaced folder', async () => {
