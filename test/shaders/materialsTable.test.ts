@@ -11,6 +11,7 @@ import { LEGACY_MATERIALS_CACHE_FILE, MATERIALS_CACHE_FILE, MaterialsTable, pack
 import type { AssetRecord } from '../../src/registry/types.js';
 import { initHash } from '../../src/util/hash.js';
 import { tempDir } from '../cook/helpers.js';
+import { prop, hard } from '../../src/format/packageBuilder.js';
 import { GUIDS, material, writeShaderProject } from './fixtures.js';
 
 /** The project's planned packages, as the cook hands them to the scan. */
@@ -124,5 +125,73 @@ describe('ShaderMaterials.bin', () => {
     expect((await scanMaterials(packages, inter)).read).toBe(4);
     fs.rmSync(file);
     expect(packagesWithMaterials(inter)).toBeUndefined();
+  });
+  it('a table patched by record gives the bytes encode gives for the same records (hashes and materials changed, added, emptied)', async () => {
+    await initHash();
+    const g = (n: number) => n.toString(16).padStart(32, '0');
+    const h = (n: number) => n.toString(16).padStart(16, '0');
+    const blob = (n: number) => (n % 3 === 0 ? undefined : Buffer.from(`{"materials":[{"objectPath":"/Game/M${n}.M${n}","source":"/Game/S.glsl","defines":[${'"X",'.repeat(n % 5)}"Y"]}]}`));
+    const n = 200;
+    const guids = Array.from({ length: n }, (_, i) => g(1000 + ((i * 7919) % n)));
+    const hashes = guids.map((_, i) => h(i + 1));
+    const blobs = guids.map((_, i) => blob(i));
+    const base = MaterialsTable.encode(guids, hashes, blobs);
+    let seed = 7;
+    const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let round = 0; round < 20; round++) {
+      const next = { hashes: [...hashes], blobs: [...blobs] };
+      const changes: Array<{ i: number; hash: string; blob: Uint8Array | undefined }> = [];
+      const picked = new Set<number>();
+      for (let c = 0; c < 1 + round * 3; c++) {
+        const k = Math.floor(rnd() * n);
+        if (picked.has(k)) continue;
+        picked.add(k);
+        const hash = h(5000 + round * 100 + c);
+        const b = rnd() < 0.4 ? undefined : blob(Math.floor(rnd() * 50));
+        const at = guids.indexOf(base.guid(k));
+        next.hashes[at] = hash;
+        next.blobs[at] = b;
+        changes.push({ i: k, hash, blob: b });
+      }
+      const patched = base.patched(changes)!;
+      expect(Buffer.from(patched.data).equals(Buffer.from(MaterialsTable.encode(guids, next.hashes, next.blobs).data))).toBe(true);
+      expect(MaterialsTable.decode(Buffer.from(patched.data)).count).toBe(n);
+    }
+    // Nothing changed: the same bytes. A bad hash or a record named twice: no patch (the caller encodes).
+    expect(Buffer.from(base.patched([])!.data).equals(Buffer.from(base.data))).toBe(true);
+    expect(base.patched([{ i: 0, hash: 'xyz', blob: undefined }])).toBeUndefined();
+    expect(base.patched([{ i: 1, hash: h(1), blob: undefined }, { i: 1, hash: h(2), blob: undefined }])).toBeUndefined();
+    expect(base.patched([{ i: n, hash: h(1), blob: undefined }])).toBeUndefined();
+  });
+
+  it('a one-package change: the early material-class-only scan writes nothing, the scan after it writes the bytes a scan from scratch writes', async () => {
+    const dir = await writeShaderProject(await tempDir());
+    const inter = path.join(dir, 'Intermediates');
+    const file = path.join(inter, MATERIALS_CACHE_FILE);
+    await scanMaterials(await packagesOf(dir), inter);
+    const before = fs.readFileSync(file);
+    const stat = fs.statSync(file);
+    // The map (not a material) is edited, as an editor saves it.
+    await writeShaderProject(dir, {
+      'Content/Maps/Main.lasset': {
+        imports: [hard(GUIDS.rock), hard(GUIDS.plain), hard(GUIDS.blur)],
+        exports: [{ guid: GUIDS.map, name: 'Main', className: '/Script/Engine.CWorld', properties: [prop.int('X', 2)] }],
+      },
+    });
+    const packages = await packagesOf(dir);
+    const early = await scanMaterials(packages, inter, { materialClassOnly: true });
+    expect(early.read).toBe(0);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    expect(fs.statSync(file).mtimeMs).toBe(stat.mtimeMs);
+    const after = await scanMaterials(packages, inter);
+    expect(after.read).toBe(1);
+    const patched = fs.readFileSync(file);
+    expect(patched.equals(before)).toBe(false);
+    // From scratch (no table): every package read, the table encoded whole.
+    fs.rmSync(file);
+    const scratch = await scanMaterials(packages, inter);
+    expect(scratch.read).toBe(4);
+    expect(fs.readFileSync(file).equals(patched)).toBe(true);
+    expect(plain(after)).toEqual(plain(scratch));
   });
 });
