@@ -55,6 +55,7 @@ import { CookPool, type WorkerSettings } from './pool/CookPool.js';
 import { HeldResults, type AssetReportFields } from './heldResults.js';
 import { TEXTURE_CLASS } from './textureExport.js';
 import { TEXTURES_IN_FLIGHT } from './texture/index.js';
+import { writeCookedRegistry } from './cookedRegistryOutput.js';
 import { readSweptMarker, registryFromMarker, removeStale, shippedFingerprints, SWEPT_MARKER_FILE, writeIfChanged, writeSweptMarker } from './cookedOutputs.js';
 import { primaryNameClashes, resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
@@ -971,8 +972,8 @@ export class Cooker {
       const registryFile = path.join(config.cookedDir, REGISTRY_ENTRY);
       // The registry of the same records is the same bytes: read back (hash-checked), not re-encoded.
       const kept = registryFromMarker(registryFile, swept, fingerprints.registryInputs);
-      registryBytes = kept ?? this.registryBytes(shippedRecords);
-      if (!kept) await writeIfChanged(registryFile, registryBytes);
+      // Else encoded, its unchanged entries copied from the file it replaces (cookedRegistryOutput.ts), and written if it changed.
+      registryBytes = kept ?? writeCookedRegistry(registryFile, config.intermediatesDir, shippedRecords);
       // Everything's permutations in one: Saved/Cooked stays "the full content" a patch is built from.
       const shaderFile = path.join(config.cookedDir, SHADER_CACHE_ENTRY);
       await writeIfChanged(shaderFile, shaderRes.allBytes);
