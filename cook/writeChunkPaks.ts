@@ -14,16 +14,18 @@ import path from 'node:path';
 import type { ProjectConfig } from '../config/index.js';
 import { errors, isLuminaError } from '../src/errors.js';
 import type { ProgressBus } from '../src/log/events.js';
-import { writeFileAtomic } from '../src/util/atomicWrite.js';
+import { tempPathFor, writeFileAtomic } from '../src/util/atomicWrite.js';
 import { createTextHasher, hashHex, xxh64 } from '../src/util/hash.js';
 import { entryPathUnder } from '../pak/pakFormat.js';
-import { compressionId, writePak, type PakSource, type WritePakResult } from '../pak/writePak.js';
+import { compressionId, decodePakSeal, encodePakSeal, writePak, type PakSeal, type PakSource, type WritePakResult } from '../pak/writePak.js';
 import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import type { AssetCookResult } from './cookAsset.js';
 import type { CookCache } from './cookCache.js';
 import type { CookPlan } from './planCook.js';
 
 export const CONTENTS_SUFFIX = '.contents.txt';
+/** Where each chunk pak's seal (pak/writePak.ts PakSeal) is kept for its next rebuild: `Intermediates/PakSeals/<Chunk>.seal`. */
+export const PAK_SEALS_DIR = 'PakSeals';
 /** The watch daemon's patch pak over the chunk paks; a full cook removes it (its paks hold everything). */
 export const DEV_PAK_NAME = 'Dev.pak';
 
@@ -127,6 +129,9 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     if (shaders) sources.push({ path: under(`/${SHADER_CACHE_ENTRY}`), kind: 'bytes', data: shaders, xxh64: shadersXxh64 });
     // The listing's first line says how the pak it lists was compressed, for the pak it lists (by TOC hash).
     const previousCompression = listedCompression(contents);
+    // What the writer vouched for about the pak it replaces: its entries are copied without a check each (see PakSeal).
+    const sealFile = path.join(config.intermediatesDir, PAK_SEALS_DIR, `${chunk}.seal`);
+    const previousSeal = readSeal(sealFile);
     // Only a damaged cooked file needs its GUID back (rare): found by a scan then, not a map of every entry.
     const guidOf = (file: string): string | undefined => packages.find((a) => results.get(a.record.guid)!.output === file)?.record.guid;
     let res: WritePakResult;
@@ -134,7 +139,14 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
       try {
         // The previous pak lends the blocks of every cooked entry that did not change (checked
         // against the cooked file's hash): a one-asset change copies the rest, it reads no cooked file.
-        res = await writePak(file, sources, { mountPoint, priority: config.paks.priority, level: config.cook.compressionLevel, previous: file, ...(previousCompression ? { previousCompression } : {}) });
+        res = await writePak(file, sources, {
+          mountPoint,
+          priority: config.paks.priority,
+          level: config.cook.compressionLevel,
+          previous: file,
+          ...(previousCompression ? { previousCompression } : {}),
+          ...(previousSeal ? { previousSeal } : {}),
+        });
         break;
       } catch (e) {
         // A cooked file that no longer matches its hash: re-cook that asset (once) and try again.
@@ -161,11 +173,12 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     }
     if (lines.length) listing.push(Buffer.from(lines.join('\n') + '\n', 'utf8'));
     await writeFileAtomic(contents, listing);
+    keepSeal(sealFile, res.seal);
     cache.setPak(key, { fingerprint, size: res.size, entries: res.toc.entries.length });
     bus.emit({ type: 'PAK_WRITTEN', file, chunk, entries: res.toc.entries.length, bytes: res.size });
     outputs.push({ chunk, file, contents, entries: res.toc.entries.length, bytes: res.size, written: true, reused: res.reused, previousDamaged: res.previousDamaged, reusedCompressed: res.reusedCompressed });
   }
-  await removeStalePaks(config.paksDir, new Set(plan.chunks), cache);
+  await removeStalePaks(config.paksDir, config.intermediatesDir, new Set(plan.chunks), cache);
   return outputs;
 }
 
@@ -195,7 +208,41 @@ async function sizeOf(file: string): Promise<number | undefined> {
   }
 }
 
-async function removeStalePaks(dir: string, chunks: ReadonlySet<string>, cache: CookCache): Promise<void> {
+/** The seal kept for a chunk pak, if there is one that reads back (a damaged one is none). */
+function readSeal(file: string): PakSeal | undefined {
+  try {
+    return decodePakSeal(fs.readFileSync(file));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keep the new pak's seal (or drop the old one when there is none). No fsync: a seal names its
+ * pak by TOC hash and is checked against the pak's data before any entry is trusted, so a lost,
+ * torn or stale one only costs the checks it saves.
+ */
+function keepSeal(file: string, seal: PakSeal | undefined): void {
+  try {
+    if (!seal) {
+      fs.rmSync(file, { force: true });
+      return;
+    }
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = tempPathFor(file);
+    try {
+      fs.writeFileSync(tmp, encodePakSeal(seal));
+      fs.renameSync(tmp, file);
+    } catch (e) {
+      fs.rmSync(tmp, { force: true });
+      throw e;
+    }
+  } catch {
+    // A cache: the next rebuild checks every entry.
+  }
+}
+
+async function removeStalePaks(dir: string, intermediatesDir: string, chunks: ReadonlySet<string>, cache: CookCache): Promise<void> {
   let names: string[];
   try {
     names = await fsp.readdir(dir);
@@ -208,6 +255,7 @@ async function removeStalePaks(dir: string, chunks: ReadonlySet<string>, cache: 
     if (chunks.has(chunk)) continue;
     await fsp.rm(path.join(dir, `${chunk}.pak`), { force: true });
     await fsp.rm(path.join(dir, n), { force: true });
+    await fsp.rm(path.join(intermediatesDir, PAK_SEALS_DIR, `${chunk}.seal`), { force: true });
     cache.setPak(`${chunk}.pak`, undefined);
   }
 }

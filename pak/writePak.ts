@@ -95,6 +95,66 @@ export interface WritePakOptions extends CompressOptions {
    * entries of 'file' and 'bytes' sources with a known `xxh64` are copied, checked, not compressed again.
    */
   previousCompression?: { compression: string; tocHash: bigint };
+  /**
+   * The seal this writer returned for the `previous` pak (kept by the caller). When it is that
+   * pak's (same TOC hash) and the pak's data still hashes to it, the entries it vouches for are
+   * copied without checking each one: see PakSeal.
+   */
+  previousSeal?: PakSeal;
+}
+
+/**
+ * What the writer vouches for about a pak it wrote, for the next rebuild from it: the xxh64 of the
+ * pak's data (every byte from the header to the TOC) and, per TOC entry, the hash of the cooked
+ * file its blocks were copied from (checked then). With the pak's TOC checked by its footer and its
+ * data by this hash, each such entry is exactly what that cooked file gives, and each entry the
+ * pak compressed itself holds the raw bytes its TOC hash names: a rebuild copies them in runs,
+ * hashing the old data once, not every entry (a header rebuilt and hashed per cooked entry, the
+ * registry's blocks inflated). The data is hashed as it is read for copying; when it does not
+ * match (the old pak was damaged), the pak is written again with every entry checked.
+ */
+export interface PakSeal {
+  /** The pak's TOC hash (its footer's). */
+  tocHash: bigint;
+  /** Where its data ends: the TOC offset. */
+  dataEnd: number;
+  /** xxh64 of the bytes from the end of the header to dataEnd. */
+  dataXxh64: bigint;
+  /** Per TOC entry, in order: the xxh64 of the cooked file its blocks came from (checked), 0 for any other entry. */
+  cooked: BigUint64Array;
+}
+
+const SEAL_MAGIC = 0x4c53504c; // "LPSL"
+const SEAL_VERSION = 1;
+const SEAL_HEADER = 40;
+
+/**
+ * A seal as a file's bytes (kept by the caller beside the pak): "LPSL" u32 version, u32 entries,
+ * u32 0, u64 TOC hash, u64 data end, u64 data xxh64, u64 per entry, then the xxh64 of all before.
+ */
+export function encodePakSeal(seal: PakSeal): Uint8Array {
+  const out = Buffer.alloc(SEAL_HEADER + 8 * seal.cooked.length + 8);
+  out.writeUInt32LE(SEAL_MAGIC, 0);
+  out.writeUInt32LE(SEAL_VERSION, 4);
+  out.writeUInt32LE(seal.cooked.length, 8);
+  out.writeBigUInt64LE(seal.tocHash, 16);
+  out.writeBigUInt64LE(BigInt(seal.dataEnd), 24);
+  out.writeBigUInt64LE(seal.dataXxh64, 32);
+  for (let k = 0, at = SEAL_HEADER; k < seal.cooked.length; k++, at += 8) out.writeBigUInt64LE(seal.cooked[k], at);
+  out.writeBigUInt64LE(xxh64(out.subarray(0, out.byteLength - 8)), out.byteLength - 8);
+  return out;
+}
+
+/** A seal's bytes read back; undefined when they are not one (damaged, another version). Requires `initHash()`. */
+export function decodePakSeal(bytes: Uint8Array): PakSeal | undefined {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.byteLength < SEAL_HEADER + 8 || b.readUInt32LE(0) !== SEAL_MAGIC || b.readUInt32LE(4) !== SEAL_VERSION) return undefined;
+  const count = b.readUInt32LE(8);
+  if (SEAL_HEADER + 8 * count + 8 !== b.byteLength) return undefined;
+  if (xxh64(b.subarray(0, b.byteLength - 8)) !== b.readBigUInt64LE(b.byteLength - 8)) return undefined;
+  const cooked = new BigUint64Array(count);
+  for (let k = 0, at = SEAL_HEADER; k < count; k++, at += 8) cooked[k] = b.readBigUInt64LE(at);
+  return { tocHash: b.readBigUInt64LE(16), dataEnd: Number(b.readBigUInt64LE(24)), dataXxh64: b.readBigUInt64LE(32), cooked };
 }
 
 /** Bumped whenever the pak writer compresses differently (block layout, window bits, stored-vs-DEFLATE rule). */
@@ -122,6 +182,8 @@ export interface WritePakResult {
   previousDamaged: number;
   /** Entries of file and bytes sources copied from `previous` (see previousCompression) instead of compressed again. */
   reusedCompressed: number;
+  /** This pak's seal (see PakSeal), for the next rebuild; undefined when the writer went back over bytes it had written. */
+  seal?: PakSeal;
 }
 
 /** Raw bytes read and compressed per step for 'file' sources: 64 blocks keeps zlib's pool busy. */
@@ -144,7 +206,20 @@ class PositionalOut {
   private stage = new Uint8Array(STAGE_SIZE);
   private staged = 0;
   private stageAt = PAK_HEADER_SIZE;
+  /** The data's hash (PakSeal), over every byte appended in order from the header's end. */
+  private readonly dataHash = createXxh64();
+  private hashedTo = PAK_HEADER_SIZE;
+  private hashing = true;
+  /** A write went back over appended bytes (a file source rewritten stored): no seal. */
+  private rewound = false;
   constructor(private readonly fh: fsp.FileHandle) {}
+
+  /** The data's end and hash, taken before the TOC goes out; undefined when bytes were rewritten. */
+  async dataSeal(): Promise<{ end: number; xxh64: bigint } | undefined> {
+    await this.spill();
+    this.hashing = false;
+    return this.rewound || this.hashedTo !== this.pos ? undefined : { end: this.hashedTo, xxh64: this.dataHash.digest() };
+  }
 
   private async writeAt(b: Uint8Array, at: number): Promise<void> {
     let done = 0;
@@ -178,6 +253,12 @@ class PositionalOut {
   }
 
   private async queue(b: Uint8Array, at: number): Promise<void> {
+    if (this.hashing) {
+      if (at === this.hashedTo) {
+        this.dataHash.update(b);
+        this.hashedTo += b.byteLength;
+      } else if (at >= PAK_HEADER_SIZE) this.rewound = true;
+    }
     const p = this.writeAt(b, at);
     p.catch(() => {});
     this.pending.push(p);
@@ -257,12 +338,18 @@ const PREVIOUS_WINDOW = 4 << 20;
 class PreviousPak {
   private window = new Uint8Array(0);
   private windowAt = 0;
+  /** While a seal is in use: the data hashed so far, in order (each byte read once, as it is read). */
+  private sealed?: { hash: ReturnType<typeof createXxh64>; hashedTo: number; end: number; want: bigint; broken: boolean };
 
   private constructor(
     private readonly fd: number,
-    private readonly entries: Map<string, PakEntry>,
+    /** The TOC's entries, in order, and each path's index among them. */
+    private readonly entries: readonly PakEntry[],
+    private readonly index: Map<string, number>,
     /** The footer's TOC hash. */
     readonly tocHash: bigint,
+    /** The TOC's offset: where the data ends. */
+    readonly dataEnd: number,
   ) {}
 
   /** The previous pak, or undefined when it is missing or does not open (then every source is read from its file). */
@@ -274,8 +361,11 @@ class PreviousPak {
       return undefined;
     }
     try {
-      // The TOC was validated against the file (sizes, offsets, footer hash); the entries' bytes are checked per use.
-      return new PreviousPak(fs.openSync(file, 'r'), new Map(reader.entries.map((e) => [e.path, e])), reader.tocHash);
+      // The TOC was validated against the file (sizes, offsets, footer hash); the entries' bytes are checked per use (or by a seal).
+      const entries = reader.entries;
+      const index = new Map<string, number>();
+      for (let k = 0; k < entries.length; k++) index.set(entries[k].path, k);
+      return new PreviousPak(fs.openSync(file, 'r'), entries, index, reader.tocHash, reader.header.tocOffset);
     } catch {
       return undefined;
     } finally {
@@ -283,9 +373,51 @@ class PreviousPak {
     }
   }
 
+  /** The index of the entry at `path` that may serve a source (stored or DEFLATE, small enough to hold), else -1. */
+  entryIndex(path: string): number {
+    const k = this.index.get(path);
+    if (k === undefined) return -1;
+    const e = this.entries[k];
+    return e.method !== 2 && e.storedSize <= PREFETCH_MAX ? k : -1;
+  }
+
+  entryAt(k: number): PakEntry {
+    return this.entries[k];
+  }
+
   entry(path: string): PakEntry | undefined {
-    const e = this.entries.get(path);
-    return e && e.method !== 2 && e.storedSize <= PREFETCH_MAX ? e : undefined;
+    const k = this.entryIndex(path);
+    return k < 0 ? undefined : this.entries[k];
+  }
+
+  /** Read under `seal` from now on (the data hashed as it is read), when it is this pak's. */
+  useSeal(seal: PakSeal): boolean {
+    if (seal.tocHash !== this.tocHash || seal.dataEnd !== this.dataEnd || seal.cooked.length !== this.entries.length) return false;
+    this.sealed = { hash: createXxh64(), hashedTo: PAK_HEADER_SIZE, end: seal.dataEnd, want: seal.dataXxh64, broken: false };
+    this.window = new Uint8Array(0);
+    this.windowAt = 0;
+    return true;
+  }
+
+  /** Back to reading without a seal (each entry checked), from the start. */
+  dropSeal(): void {
+    this.sealed = undefined;
+    this.window = new Uint8Array(0);
+    this.windowAt = 0;
+  }
+
+  /** Hash the rest of the data: whether all of it is what the seal says. */
+  sealHolds(): boolean {
+    const s = this.sealed;
+    if (!s || s.broken) return false;
+    const buf = new Uint8Array(PREVIOUS_WINDOW);
+    while (s.hashedTo < s.end) {
+      const n = fs.readSync(this.fd, buf, 0, Math.min(buf.byteLength, s.end - s.hashedTo), s.hashedTo);
+      if (n === 0) return false;
+      s.hash.update(buf.subarray(0, n));
+      s.hashedTo += n;
+    }
+    return s.hash.digest() === s.want;
   }
 
   /** Header + stored bytes of one entry, laid out as its cooked file, hashed in one call (a streaming state per entry cost 4x). */
@@ -320,6 +452,7 @@ class PreviousPak {
 
   /** `length` bytes at `offset`. The result is not reused afterwards (a new window is a new buffer), so it may be queued for writing. */
   read(offset: number, length: number): Uint8Array | undefined {
+    if (this.sealed && (offset < this.windowAt || offset + length > this.windowAt + this.window.byteLength)) return this.readSealed(offset, length);
     if (offset < this.windowAt || offset + length > this.windowAt + this.window.byteLength) {
       const buf = new Uint8Array(Math.max(length, PREVIOUS_WINDOW));
       let got = 0;
@@ -335,10 +468,59 @@ class PreviousPak {
     return this.window.subarray(offset - this.windowAt, offset - this.windowAt + length);
   }
 
+  /**
+   * read() under a seal: the file is read forward only, every byte once, and hashed as it is read
+   * (the bytes copied are the bytes hashed). A gap before `offset` is read and hashed; the old
+   * window's tail that the new one starts in is carried over, not read again.
+   */
+  private readSealed(offset: number, length: number): Uint8Array | undefined {
+    const s = this.sealed!;
+    const windowEnd = this.windowAt + this.window.byteLength;
+    if (offset < this.windowAt || offset + length > s.end) {
+      s.broken = true;
+      return undefined;
+    }
+    if (offset > s.hashedTo) {
+      const gap = new Uint8Array(Math.min(PREVIOUS_WINDOW, offset - s.hashedTo));
+      while (s.hashedTo < offset) {
+        const n = fs.readSync(this.fd, gap, 0, Math.min(gap.byteLength, offset - s.hashedTo), s.hashedTo);
+        if (n === 0) {
+          s.broken = true;
+          return undefined;
+        }
+        s.hash.update(gap.subarray(0, n));
+        s.hashedTo += n;
+      }
+    }
+    const buf = new Uint8Array(Math.min(Math.max(length, PREVIOUS_WINDOW), s.end - offset));
+    let got = 0;
+    if (offset < windowEnd) {
+      buf.set(this.window.subarray(offset - this.windowAt));
+      got = windowEnd - offset;
+    }
+    while (got < buf.byteLength) {
+      const n = fs.readSync(this.fd, buf, got, buf.byteLength - got, offset + got);
+      if (n === 0) break;
+      s.hash.update(buf.subarray(got, got + n));
+      got += n;
+    }
+    s.hashedTo = offset + got;
+    this.window = buf.subarray(0, got);
+    this.windowAt = offset;
+    if (got < length) {
+      s.broken = true;
+      return undefined;
+    }
+    return this.window.subarray(0, length);
+  }
+
   close(): void {
     fs.closeSync(this.fd);
   }
 }
+
+/** Thrown inside writePakFile when the previous pak's data does not hash to its seal: the pak is written again, checked entry by entry. */
+const SEAL_BROKEN = new Error('the previous pak does not match its seal');
 
 function changedSinceCook(file: string, got: bigint, want: bigint): Error {
   return errors.cookedInvalid(file, 'xxh64', `the file hashes to ${hashHex(got)}, its cook recorded ${hashHex(want)}: the cooked file changed after it was cooked`, 0);
@@ -619,10 +801,19 @@ export async function writePak(out: string, sources: readonly PakSource[], opts:
   if (!Number.isInteger(priority) || priority < -(2 ** 31) || priority >= 2 ** 31) throw errors.usage(`pak priority ${priority} is not a 32-bit integer`);
   const sorted = sortSources(sources, out);
   const compress: CompressOptions = { level: opts.level, engine: opts.engine };
-  const stats: CookedStats = { reused: 0, previousDamaged: 0, reusedCompressed: 0 };
   const previous = opts.previous === undefined ? undefined : await PreviousPak.open(opts.previous);
   try {
-    return await writePakFile(out, sorted, opts, { mountPoint, priority, compress, previous, stats });
+    const sealed = previous !== undefined && opts.previousSeal !== undefined && previous.useSeal(opts.previousSeal);
+    const ctx = { mountPoint, priority, compress, previous, sealed };
+    try {
+      return await writePakFile(out, sorted, opts, { ...ctx, stats: { reused: 0, previousDamaged: 0, reusedCompressed: 0 } });
+    } catch (e) {
+      // withAtomicFile gives it back as the cause of its IO_FAILED.
+      if (e !== SEAL_BROKEN && (e as { cause?: unknown })?.cause !== SEAL_BROKEN) throw e;
+      // The previous pak changed since its seal (damaged): every entry it lends is checked on its own.
+      previous!.dropSeal();
+      return await writePakFile(out, sorted, opts, { ...ctx, sealed: false, stats: { reused: 0, previousDamaged: 0, reusedCompressed: 0 } });
+    }
   } finally {
     previous?.close();
   }
@@ -632,13 +823,16 @@ async function writePakFile(
   out: string,
   sorted: readonly PakSource[],
   opts: WritePakOptions,
-  ctx: { mountPoint: string; priority: number; compress: CompressOptions; previous: PreviousPak | undefined; stats: CookedStats },
+  ctx: { mountPoint: string; priority: number; compress: CompressOptions; previous: PreviousPak | undefined; sealed: boolean; stats: CookedStats },
 ): Promise<WritePakResult> {
-  const { mountPoint, priority, compress, previous, stats } = ctx;
+  const { mountPoint, priority, compress, previous, sealed, stats } = ctx;
+  const seal = sealed ? opts.previousSeal! : undefined;
   return withAtomicFile(out, async (fh) => {
     const w = new PositionalOut(fh);
     try {
       const entries: PakEntry[] = [];
+      // This pak's seal: per entry, the checked hash of the cooked file its blocks came from (else 0).
+      const cookedOf: bigint[] = [];
       /** The previous pak's entry that may serve source `s` (checked at its turn, in order), if any. */
       const candidate = (s: PakSource): PakEntry | undefined =>
         previous !== undefined && s.kind === 'cooked' && s.cookedXxh64 !== undefined && s.bytes === undefined ? previous.entry(s.path) : undefined;
@@ -677,12 +871,40 @@ async function writePakFile(
       for (let i = 0; i < sorted.length; i++) {
         const s = sorted[i];
         let e: PakEntry;
-        const prev = candidate(s);
-        const data = prev && previous!.read(prev.offset, prev.storedSize);
-        const same = prev && data && previous!.matches(prev, data, (s as { cookedXxh64: bigint }).cookedXxh64);
-        const prevC = same ? undefined : compressedCandidate(s);
-        const dataC = prevC && previous!.read(prevC.offset, prevC.storedSize);
-        const sameC = prevC && dataC && previous!.holdsRaw(prevC, dataC, (s as { xxh64: bigint }).xxh64);
+        let prev: PakEntry | undefined;
+        let data: Uint8Array | undefined;
+        let same: boolean | undefined;
+        let prevC: PakEntry | undefined;
+        let dataC: Uint8Array | undefined;
+        let sameC: boolean | undefined;
+        if (seal) {
+          // The seal vouches for the entry (its data is checked as a whole at the end): the cooked
+          // file it came from is this source's, or it was compressed here from raw bytes of this hash.
+          const k = previous!.entryIndex(s.path);
+          const vouched = k < 0 ? undefined : seal.cooked[k];
+          if (s.kind === 'cooked' && s.cookedXxh64 !== undefined && s.bytes === undefined && vouched !== undefined && vouched !== 0n && vouched === s.cookedXxh64) {
+            prev = previous!.entryAt(k);
+            data = previous!.read(prev.offset, prev.storedSize);
+            same = data !== undefined;
+          } else if (s.kind === 'cooked') {
+            // Not the same cooked file: read at its turn (like a candidate that did not match).
+            prev = candidate(s);
+          } else if (vouched === 0n && compressedAlike && (s.kind === 'file' || s.kind === 'bytes') && s.xxh64 !== undefined) {
+            const c = previous!.entryAt(k);
+            if (c.xxh64 === s.xxh64 && (s.kind === 'file' || c.rawSize === s.data.byteLength)) {
+              prevC = c;
+              dataC = previous!.read(c.offset, c.storedSize);
+              sameC = dataC !== undefined;
+            }
+          }
+        } else {
+          prev = candidate(s);
+          data = prev && previous!.read(prev.offset, prev.storedSize);
+          same = prev && data && previous!.matches(prev, data, (s as { cookedXxh64: bigint }).cookedXxh64);
+          prevC = same ? undefined : compressedCandidate(s);
+          dataC = prevC && previous!.read(prevC.offset, prevC.storedSize);
+          sameC = prevC && dataC && previous!.holdsRaw(prevC, dataC, (s as { xxh64: bigint }).xxh64);
+        }
         if (same || sameC) {
           const from = same ? prev! : prevC!;
           const bytes = same ? data! : dataC!;
@@ -696,6 +918,7 @@ async function writePakFile(
           else stats.reusedCompressed++;
           e = { path: s.path, offset, storedSize: from.storedSize, rawSize: from.rawSize, xxh64: from.xxh64, method: from.method, blockSize: BLOCK_SIZE, blockSizes: from.method === 1 ? from.blockSizes : [] };
           entries.push(e);
+          cookedOf.push(same ? (s as { cookedXxh64: bigint }).cookedXxh64 : 0n);
           opts.onEntry?.(e, i, sorted.length);
           continue;
         }
@@ -707,22 +930,30 @@ async function writePakFile(
             const loaded = prev ? await loadCooked(s, data ? prev : undefined, stats) : await ahead.get(i);
             ahead.delete(i);
             e = await writeCooked(w, s, loaded);
+            // Checked against this hash on its way in (loadCooked, writeCooked).
+            cookedOf.push(s.cookedXxh64 ?? 0n);
             break;
           }
           case 'file':
             e = await writeFileSource(w, s.path, s.file, compress);
+            cookedOf.push(0n);
             break;
           case 'bytes':
             e = await writeBytes(w, s.path, s.data, compress);
+            cookedOf.push(0n);
             break;
           case 'tombstone':
             e = { path: s.path, offset: 0, storedSize: 0, rawSize: 0, xxh64: 0n, method: 2, blockSize: BLOCK_SIZE, blockSizes: [] };
+            cookedOf.push(0n);
             break;
         }
         entries.push(e);
         opts.onEntry?.(e, i, sorted.length);
       }
       await flushRun();
+      // Every byte of the previous pak's data, copied or not, hashed to what its seal says: else it was damaged since.
+      if (seal && !previous!.sealHolds()) throw SEAL_BROKEN;
+      const data = await w.dataSeal();
       const toc: PakToc = { mountPoint, priority, baseTocHash: opts.patch?.baseTocHash ?? 0n, entries };
       const tocBytes = encodeToc(toc);
       const tocOffset = w.pos;
@@ -734,7 +965,8 @@ async function writePakFile(
       await w.flush();
       // A file source rewritten as stored may have left compressed bytes past the end.
       await fh.truncate(size);
-      return { file: out, toc, tocHash, size, ...stats };
+      const newSeal = data && data.end === tocOffset ? { tocHash, dataEnd: tocOffset, dataXxh64: data.xxh64, cooked: BigUint64Array.from(cookedOf) } : undefined;
+      return { file: out, toc, tocHash, size, ...stats, ...(newSeal ? { seal: newSeal } : {}) };
     } catch (e) {
       // Let queued writes settle before withAtomicFile closes and removes the temp file.
       await w.settle();
