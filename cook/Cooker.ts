@@ -52,6 +52,7 @@ import {
 } from './cookAsset.js';
 import { CACHE_FILE_NAME, CookCache, emptyHitView, JOURNAL_FILE_NAME, type CacheCheck, type HitView, type RecookReason } from './cookCache.js';
 import { CookPool, type WorkerSettings } from './pool/CookPool.js';
+import { KeptSources } from '../src/registry/keptSources.js';
 import { HeldResults, type AssetReportFields } from './heldResults.js';
 import { TEXTURE_CLASS } from './textureExport.js';
 import { TEXTURES_IN_FLIGHT } from './texture/index.js';
@@ -215,6 +216,11 @@ const AUTO_ASSETS_IN_FLIGHT = 256;
  * A cook in lean-heap mode (>= 250k assets) holds none.
  */
 const HELD_OUTPUT_BYTES = 128 << 20;
+/**
+ * Most bytes of package sources a cold scan keeps for the cook workers (keptSources.ts): all of a
+ * 20k project's (~34 MB), the first ones of a larger one; none at all past 250k files read.
+ */
+const KEPT_SOURCE_BYTES = 64 << 20;
 
 /**
  * At most this many cache misses in a re-cook (and no cook worker running yet) cook on the main
@@ -259,6 +265,8 @@ export class Cooker {
   private storeProblems: CookProblem[] | undefined;
   /** The cook workers, started by the first package that is not in the cache (or by open() for a cook with no cache). */
   private pool: CookPool | undefined;
+  /** A cold cook's scan kept the packages' bytes here: the workers cook them instead of reading each file again. */
+  private keptSources: KeptSources | undefined;
   private exitOn: string | undefined;
   /** Tests only: passed to the pool (a worker exits on a file ending with this); workers already started are replaced. */
   set workerExitOn(v: string | undefined) {
@@ -326,12 +334,15 @@ export class Cooker {
     // supply every asset.
     const remote = opts.store !== undefined || (opts.remoteCache !== false && (opts.remoteCache?.url ?? config.remoteCache.url));
     let pool: CookPool | undefined;
+    let keep: KeptSources | undefined;
     if (!opts.registry && !remote && !fs.existsSync(path.join(config.intermediatesDir, CACHE_FILE_NAME)) && !fs.existsSync(path.join(config.intermediatesDir, JOURNAL_FILE_NAME))) {
       pool = new CookPool({ workers: config.cook.workers, settings: workerSettings(config) });
       pool.start();
+      // One read per source: what the scan reads whole is what the workers cook (keptSources.ts).
+      if (process.env.LUMINA_KEEP_SOURCES !== '0') keep = new KeptSources(KEPT_SOURCE_BYTES);
     }
     try {
-      return await Cooker.openLocked(opts, config, lock, log, bus, ci, pool);
+      return await Cooker.openLocked(opts, config, lock, log, bus, ci, pool, keep);
     } catch (e) {
       void pool?.close();
       lock?.release();
@@ -339,7 +350,7 @@ export class Cooker {
     }
   }
 
-  private static async openLocked(opts: CookerOpenOptions, config: ProjectConfig, lock: ProjectLock | undefined, log: Logger, bus: ProgressBus, ci: boolean, pool: CookPool | undefined): Promise<Cooker> {
+  private static async openLocked(opts: CookerOpenOptions, config: ProjectConfig, lock: ProjectLock | undefined, log: Logger, bus: ProgressBus, ci: boolean, pool: CookPool | undefined, keep?: KeptSources): Promise<Cooker> {
     // What a killed run left half-written beside the paks and caches (Saved/Cooked is swept with
     // the stale outputs by a full cook). Temps of a live writer stay.
     await sweepTempFiles(config.paksDir);
@@ -358,7 +369,7 @@ export class Cooker {
         leanHeapFor(p.files);
         bus.emit({ type: 'SCAN_PROGRESS', ...p });
       };
-      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log, onProgress });
+      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log, onProgress, keep });
       registry = opened.registry;
       // Severities are decided by the cook, which knows what the roots reach (see classifyScanProblems).
       scanProblems.push(...opened.problems);
@@ -376,6 +387,7 @@ export class Cooker {
     }
     cooker.scanMs = scanMs;
     cooker.pool = pool;
+    cooker.keptSources = keep;
     cooker.lock = lock;
     cooker.scanProblems = scanProblems;
     if (warning) cooker.report(warning, 'warning', cooker.pending);
@@ -535,7 +547,7 @@ export class Cooker {
     const output = cookedPathFor(this.config.cookedDir, record);
     // The worker writes into Saved/Cooked: the swept marker goes first (cookedOutputs.ts).
     beforeCookedWrite(output);
-    const r = await this.pool.cook(record.file, output, record.size, record.packagePath);
+    const r = await this.pool.cook(record.file, output, record.size, record.packagePath, this.keptSources?.take(record.file));
     // A package holding a texture its class did not announce: cooked here after all.
     if ('needsMain' in r) return cookPackageAsset(record, this.ctx, check);
     return commitPackageOutcome(record, this.ctx, check.reason, r.outcome, t0, r.written);
@@ -706,6 +718,8 @@ export class Cooker {
     }
     const planStart = performance.now();
     const plan = this.planForCook();
+    // What does not ship is not cooked: its kept bytes go now.
+    this.keptSources?.retain(plan.packages.map((a) => a.record.file));
     // Failure semantics (the same in every mode, --ci only adds to them):
     // - a root whose file is there but cannot be read, a text asset that cannot be read (text
     //   assets always ship) and a missing Hard dependency are errors: the paks would lack content
@@ -894,6 +908,9 @@ export class Cooker {
       await Promise.all([queue.onIdle(), textureQueue.onIdle()]);
     } finally {
       this.cookOnMain = false;
+      // Whatever a kept file was not cooked from (a cache hit, a shard's other share) is not needed.
+      this.keptSources?.clear();
+      this.keptSources = undefined;
       opts.signal?.removeEventListener('abort', stop);
       // Every finished asset is already journaled; fold the journal when it has grown.
       await this.saveCache(problems);

@@ -6,6 +6,7 @@ import type { ProjectConfig } from '../config/index.js';
 import type { ErrorCode, LuminaLog } from '../src/errors.js';
 import type { Logger } from '../src/log/logger.js';
 import { AssetRegistry, type ScanProgress } from '../src/registry/AssetRegistry.js';
+import type { KeptSources } from '../src/registry/keptSources.js';
 import type { ScanResult } from '../src/registry/types.js';
 
 export interface OpenedRegistry {
@@ -18,11 +19,11 @@ export interface OpenedRegistry {
 /** Open and scan. `mintSidecars` is false under --ci: nothing is written into the source tree. */
 export async function openProjectRegistry(
   config: ProjectConfig,
-  opts: { mintSidecars: boolean; log?: Logger; onProgress?: (p: ScanProgress) => void },
+  opts: { mintSidecars: boolean; log?: Logger; onProgress?: (p: ScanProgress) => void; keep?: KeptSources },
 ): Promise<OpenedRegistry> {
   // The cook reports scan problems itself, with --ci deciding their severity.
   const registry = await AssetRegistry.open({ config, log: opts.log, mintSidecars: opts.mintSidecars, logProblems: false });
-  const scan = await registry.scan({ onProgress: opts.onProgress });
+  const scan = await registry.scan({ onProgress: opts.onProgress, keep: opts.keep });
   const problems = scan.problems.map((p) => {
     const l: OpenedRegistry['problems'][number] = { code: p.code as ErrorCode, message: p.message, severity: p.severity ?? 'error' };
     if (p.guid !== undefined) l.guid = p.guid;

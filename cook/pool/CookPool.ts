@@ -21,7 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { errors } from '../../src/errors.js';
 import type { PackageCookOutcome } from '../cookPackageSource.js';
-import type { FromWorker, JobResult, ToWorker, WorkerInit, WorkerSettings } from './messages.js';
+import type { FromWorker, JobResult, ToWorker, WorkerInit, WorkerJob, WorkerSettings } from './messages.js';
 
 export type { JobResult, WorkerSettings } from './messages.js';
 
@@ -45,6 +45,8 @@ interface Job {
   output: string;
   packagePath: string | undefined;
   size: number;
+  /** The file's bytes when the caller has them (a cold scan read them): transferred, not read again. */
+  source?: Uint8Array;
   resolve: (r: JobResult) => void;
   /** Already retried alone after a worker died in its batch. */
   alone?: boolean;
@@ -94,12 +96,13 @@ export class CookPool {
   /**
    * Cook one package file on a worker, which writes its LCKD to `output` (see writeOutput); never
    * rejects (a failure is an outcome). With `packagePath`, the outcome carries the package's
-   * shader materials.
+   * shader materials. With `source` (the file's whole content, in a buffer of its own), the worker
+   * cooks those bytes instead of reading the file; the buffer is transferred (detached here).
    */
-  cook(file: string, output: string, sizeHint = 0, packagePath?: string): Promise<JobResult> {
+  cook(file: string, output: string, sizeHint = 0, packagePath?: string, source?: Uint8Array): Promise<JobResult> {
     if (this.closed) return Promise.resolve({ outcome: stopped(file, 'the cook pool is closed') });
     return new Promise<JobResult>((resolve) => {
-      this.queue.push({ file, output, packagePath, size: sizeHint, resolve });
+      this.queue.push(source === undefined ? { file, output, packagePath, size: sizeHint, resolve } : { file, output, packagePath, size: sizeHint, resolve, source });
       this.schedule();
     });
   }
@@ -160,8 +163,25 @@ export class CookPool {
       const batch: Batch = { id: this.nextId++, jobs };
       slot.batches.push(batch);
       if (slot.batches.length === 1) slot.worker.ref();
-      const msg: ToWorker = { type: 'batch', id: batch.id, jobs: jobs.map((j) => (j.packagePath === undefined ? { file: j.file, output: j.output } : { file: j.file, output: j.output, packagePath: j.packagePath })) };
-      slot.worker.postMessage(msg);
+      const transfer: ArrayBuffer[] = [];
+      const msg: ToWorker = {
+        type: 'batch',
+        id: batch.id,
+        jobs: jobs.map((j) => {
+          const w: WorkerJob = { file: j.file, output: j.output };
+          if (j.packagePath !== undefined) w.packagePath = j.packagePath;
+          if (j.source !== undefined) {
+            // Transferred whole: a view into a larger or shared buffer is copied out first.
+            const b = j.source;
+            w.source = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer ? b : b.slice();
+            transfer.push(w.source.buffer as ArrayBuffer);
+            // Gone from this thread once sent: a retry after a worker died reads the file.
+            j.source = undefined;
+          }
+          return w;
+        }),
+      };
+      slot.worker.postMessage(msg, transfer);
     }
   }
 

@@ -1,6 +1,6 @@
 /**
  * A cook worker thread (started by CookPool): takes batches of package files and, for each, reads
- * the source once, hashes it, parses, strips, cooks its textures (rgba8) and LCKD-encodes it
+ * the source once (or takes the bytes a cold scan already read), hashes it, parses, strips, cooks its textures (rgba8) and LCKD-encodes it
  * (cookPackageSource). It writes nothing: the outcomes go back in one message per batch, the LCKD
  * bytes transferred, not copied. Batches run one after another, in order, so memory per worker is
  * one asset's at a time and the pool knows which batch a crash happened in.
@@ -46,12 +46,13 @@ function failed(file: string, e: unknown, sourceSize = 0): PackageCookOutcome {
   return { status: 'failed', contentHash: '', sourceSize, rawSize: 0, strippedExports: 0, nulledRefs: 0, texture: false, warnings: [], fallbacks: [], error: asCookError(e, file).toLog() };
 }
 
-async function cookFile({ file, output, packagePath }: WorkerJob): Promise<JobResult> {
+async function cookFile({ file, output, packagePath, source: given }: WorkerJob): Promise<JobResult> {
   if (init.exitOn !== undefined && file.endsWith(init.exitOn)) process.exit(7);
   if (settings instanceof Error) return { outcome: failed(file, settings) };
   let source: Uint8Array;
   try {
-    source = fs.readFileSync(file);
+    // The bytes the registry's scan read and hashed, when it handed them on: not read again.
+    source = given ?? fs.readFileSync(file);
   } catch (e) {
     return { outcome: failed(file, errors.ioFailed(file, 'read', e)) };
   }

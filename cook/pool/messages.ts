@@ -26,6 +26,8 @@ export interface WorkerJob {
   output: string;
   /** Its package path: the worker then returns its shader materials with the outcome. */
   packagePath?: string;
+  /** The file's whole content, read by the registry's cold scan (transferred): cooked instead of reading the file. */
+  source?: Uint8Array;
 }
 
 export type ToWorker = { type: 'settings'; settings: WorkerSettings } | { type: 'batch'; id: number; jobs: WorkerJob[] };

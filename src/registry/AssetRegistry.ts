@@ -31,6 +31,7 @@ import { initHash } from '../util/hash.js';
 import { Vfs } from '../vfs/Vfs.js';
 import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
+import type { KeptSources } from './keptSources.js';
 import { RecordInterner } from './recordIntern.js';
 import { outcomeError, readOnPool, type ReadJob } from './readPool.js';
 import { CACHE_FILE_NAME, checksum, encodeRegistryCache, entryAt, indexRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
@@ -343,9 +344,11 @@ export class AssetRegistry {
   /**
    * A full incremental pass over every content mount. `onProgress` hears how many files the walk
    * found and how many of those it reads (changed or new), at most every 100 ms and once at the end.
+   * `keep`: the whole bytes of the small packages it reads go there too (a first cook hands them
+   * to its workers instead of reading each file again; see keptSources.ts).
    */
-  async scan(opts: { onProgress?: (p: ScanProgress) => void } = {}): Promise<ScanResult> {
-    const { result, change } = await this.mutex.run(() => this.doScan(opts.onProgress));
+  async scan(opts: { onProgress?: (p: ScanProgress) => void; keep?: KeptSources } = {}): Promise<ScanResult> {
+    const { result, change } = await this.mutex.run(() => this.doScan(opts.onProgress, opts.keep));
     this.notify(change);
     return result;
   }
@@ -572,7 +575,7 @@ export class AssetRegistry {
     return { assets: 0, read: 0, cached: 0, rehashed: 0, removed: 0, problems, ms: 0 };
   }
 
-  private async doScan(onProgress?: (p: ScanProgress) => void): Promise<{ result: ScanResult; change: RegistryChange }> {
+  private async doScan(onProgress?: (p: ScanProgress) => void, keep?: KeptSources): Promise<{ result: ScanResult; change: RegistryChange }> {
     const t0 = performance.now();
     const result = this.newResult();
     const gen = ++this.gen;
@@ -615,7 +618,7 @@ export class AssetRegistry {
         },
       });
     }
-    await this.process(walked, result, gen, onProgress, batch);
+    await this.process(walked, result, gen, onProgress, batch, keep);
     // Reap: cache entries under a walked mount that this walk did not see. Entries under a
     // disabled plugin's folder are kept, and stay out of the registry. Entries under no folder
     // of this project's config (the project was copied or moved: the cache names absolute
@@ -756,6 +759,7 @@ export class AssetRegistry {
     gen: number,
     onProgress?: (p: ScanProgress) => void,
     batch: Batch = { upserts: [], removals: [] },
+    keep?: KeptSources,
   ): Promise<Batch> {
     // result.cached already counts the files the walk settled (doScan's `unchanged`).
     const progress = { files: files.length + result.cached, toRead: 0, read: 0 };
@@ -789,6 +793,7 @@ export class AssetRegistry {
       for (const f of poolFiles) local.push(f);
       poolFiles.length = 0;
     }
+    keep?.begin(progress.toRead);
     /** A pooled package's job: just its hash when only the mtime moved (as below for the rest). */
     const toJob = (f: WalkedFile): ReadJob => {
       const e = this.entries.get(f.file);
@@ -857,7 +862,7 @@ export class AssetRegistry {
           let record: AssetRecord;
           let sidecar: FileStat | undefined;
           if (f.kind === 'package') {
-            record = await readPackageRecord(f, f);
+            record = await readPackageRecord(f, f, keep);
           } else {
             const t = await readTextRecord(f, f, this.mint);
             record = t.record;

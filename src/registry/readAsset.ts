@@ -19,6 +19,7 @@ import { findAssetExport, parsePackageTables, readPackageTables } from '../forma
 import { NULL_GUID, type PackageTables } from '../format/packageTypes.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { createXxh64, hashHex, xxh64 } from '../util/hash.js';
+import type { KeptSources } from './keptSources.js';
 import type { AssetRecord } from './types.js';
 import { SIDECAR_EXT, statOrNull, type FileStat } from './walkMount.js';
 import { readAt } from '../util/readAt.js';
@@ -118,11 +119,16 @@ export function hashWholeFile(file: string, size: number): Promise<string> {
   return hashFile(file, size, () => {});
 }
 
-/** Read a package's asset record: hash the file and parse its tables. Throws LuminaError. */
-export async function readPackageRecord(at: Located, stat: FileStat): Promise<AssetRecord> {
+/**
+ * Read a package's asset record: hash the file and parse its tables. Throws LuminaError. `keep`
+ * gets the file's bytes when this one read held all of them (the bytes the hash is of).
+ */
+export async function readPackageRecord(at: Located, stat: FileStat, keep?: KeptSources): Promise<AssetRecord> {
   let tables: PackageTables | undefined;
   let headError: unknown;
   const hash = await hashFile(at.file, stat.size, (head) => {
+    // Now: the head is a pooled buffer, reused by the next read once this call returns.
+    if (keep && head.byteLength === stat.size) keep.offer(at.file, head);
     try {
       tables = parsePackageTables(head, at.file, stat.size);
     } catch (e) {

@@ -1,0 +1,86 @@
+/**
+ * Package bytes a cold scan read whole, kept for the cook that follows it (one read per source).
+ *
+ * A cold scan reads every package start to end to hash it and parse its tables; a first cook then
+ * cooks most of them, and each cook worker used to open and read the file again. A scan given a
+ * `KeptSources` copies the bytes of each small package it read whole (the same read that gave the
+ * record its hash: the bytes and the hash agree by construction) until the byte budget is spent;
+ * the cook takes them (`take`) instead of reading the file. Nothing is written and the records and
+ * the registry cache are exactly what a scan without it makes.
+ *
+ * Bounded: at most `budget` bytes, and nothing at all for a scan reading more than `maxFiles`
+ * files (a million-asset cold cook keeps its memory for the registry itself). The cook drops what
+ * it did not take (`retain`, `clear`).
+ */
+export class KeptSources {
+  private readonly files = new Map<string, Uint8Array>();
+  private held = 0;
+  private off = false;
+
+  /**
+   * @param budget most bytes held at once
+   * @param maxFiles a scan reading more files than this keeps none
+   */
+  constructor(
+    readonly budget: number,
+    readonly maxFiles = 250_000,
+  ) {}
+
+  /** Bytes held now. */
+  get bytes(): number {
+    return this.held;
+  }
+
+  /** Files held now. */
+  get size(): number {
+    return this.files.size;
+  }
+
+  /** The scan is about to read `files` files: past `maxFiles`, keep nothing. */
+  begin(files: number): void {
+    if (files > this.maxFiles) this.off = true;
+  }
+
+  /**
+   * The whole content of `file`, as the scan just read it: copied (the scan's buffer is reused)
+   * into a buffer of its own, so it can be transferred to a cook worker. Dropped past the budget.
+   */
+  offer(file: string, whole: Uint8Array): void {
+    if (this.off || this.held + whole.byteLength > this.budget) return;
+    const old = this.files.get(file);
+    if (old) this.held -= old.byteLength;
+    this.files.set(file, new Uint8Array(whole));
+    this.held += whole.byteLength;
+  }
+
+  /** The kept bytes of `file`, handed over once (then forgotten here); undefined if none. */
+  take(file: string): Uint8Array | undefined {
+    const b = this.files.get(file);
+    if (b === undefined) return undefined;
+    this.files.delete(file);
+    this.held -= b.byteLength;
+    return b;
+  }
+
+  /** Keep only these files' bytes (the ones the cook will take). */
+  retain(keep: Iterable<string>): void {
+    const kept = new Map<string, Uint8Array>();
+    let held = 0;
+    for (const f of keep) {
+      const b = this.files.get(f);
+      if (b === undefined) continue;
+      kept.set(f, b);
+      held += b.byteLength;
+    }
+    this.files.clear();
+    for (const [f, b] of kept) this.files.set(f, b);
+    this.held = held;
+  }
+
+  /** Forget everything, and keep nothing more. */
+  clear(): void {
+    this.files.clear();
+    this.held = 0;
+    this.off = true;
+  }
+}
