@@ -861,7 +861,7 @@ export class Cooker {
       let waiting: Array<{ a: PlannedAsset; hit: CacheCheck & { hit: false } }> | undefined = this.pool ? undefined : [];
       // A hit read straight from its cache record into the held results (the usual case of a no-op).
       const hitView = held ? emptyHitView() : undefined;
-      for (const a of [...all.filter(isMaterial), ...all.filter((x) => !isMaterial(x))]) {
+      for (const a of cookOrder(all, isMaterial)) {
         // The pass over cache hits is synchronous: it gives the loop its turns too (a daemon's
         // server, Ctrl-C), so a million-asset no-op does not hold them for seconds.
         if (performance.now() - turn > 20) {
@@ -1104,6 +1104,30 @@ function rootFileCandidates(config: ProjectConfig, root: string): string[] {
     if (dot > slash) rel = rel.slice(0, dot);
     out.push(path.resolve(m.dir, ...rel.split('/')) + '.lasset');
   }
+  return out;
+}
+
+/**
+ * The order a full cook queues its assets in: the material packages first (the early shader
+ * compiles wait for them), then the other packages with the text assets spread evenly among them.
+ * Text assets cook on this thread, which is mostly idle while the workers cook packages; queued
+ * last, they ran after the workers had finished, with both workers idle.
+ */
+export function cookOrder(all: readonly PlannedAsset[], isMaterial: (a: PlannedAsset) => boolean): PlannedAsset[] {
+  const first: PlannedAsset[] = [];
+  const packages: PlannedAsset[] = [];
+  const texts: PlannedAsset[] = [];
+  for (const a of all) (a.record.kind === 'text' ? texts : isMaterial(a) ? first : packages).push(a);
+  if (texts.length === 0 || packages.length === 0) return [...first, ...packages, ...texts];
+  const out = first;
+  // Text k goes after package floor((k + 1) * n / (t + 1)): evenly, none first or last.
+  let p = 0;
+  for (let k = 0; k < texts.length; k++) {
+    const upTo = Math.floor(((k + 1) * packages.length) / (texts.length + 1));
+    while (p < upTo) out.push(packages[p++]);
+    out.push(texts[k]);
+  }
+  while (p < packages.length) out.push(packages[p++]);
   return out;
 }
 

@@ -10,7 +10,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/index.js';
-import { Cooker } from '../../cook/Cooker.js';
+import { Cooker, cookOrder } from '../../cook/Cooker.js';
 import { generateProject } from '../../samples/index.js';
 import { hard, prop } from '../../src/format/packageBuilder.js';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
@@ -171,5 +171,15 @@ describe('one read per source', () => {
     } finally {
       next.close();
     }
+  });
+
+  it('queues the material packages first, then the packages with the text assets spread among them, none lost', () => {
+    const a = (n: number, kind: 'package' | 'text', className = 'C') => ({ record: { guid: g(n), kind, className } }) as unknown as Parameters<typeof cookOrder>[0][number];
+    const packages = Array.from({ length: 10 }, (_, i) => a(i + 1, 'package'));
+    const texts = [a(20, 'text', 'Text.txt'), a(21, 'text', 'Text.json')];
+    const material = a(30, 'package', 'M');
+    const order = cookOrder([...packages, material, ...texts], (x) => x.record.className === 'M');
+    expect(order.map((x) => x.record.guid)).toEqual([g(30), g(1), g(2), g(3), g(20), g(4), g(5), g(6), g(21), g(7), g(8), g(9), g(10)]);
+    expect(cookOrder([...texts], () => false)).toEqual(texts);
   });
 });
