@@ -96,8 +96,8 @@ export class CookPool {
   /**
    * Cook one package file on a worker, which writes its LCKD to `output` (see writeOutput); never
    * rejects (a failure is an outcome). With `packagePath`, the outcome carries the package's
-   * shader materials. With `source` (the file's whole content, in a buffer of its own), the worker
-   * cooks those bytes instead of reading the file; the buffer is transferred (detached here).
+   * shader materials. With `source` (the file's whole content), the worker cooks those bytes
+   * instead of reading the file (they are copied into the batch's one transferred buffer).
    */
   cook(file: string, output: string, sizeHint = 0, packagePath?: string, source?: Uint8Array): Promise<JobResult> {
     if (this.closed) return Promise.resolve({ outcome: stopped(file, 'the cook pool is closed') });
@@ -163,7 +163,12 @@ export class CookPool {
       const batch: Batch = { id: this.nextId++, jobs };
       slot.batches.push(batch);
       if (slot.batches.length === 1) slot.worker.ref();
-      const transfer: ArrayBuffer[] = [];
+      // The batch's source bytes travel in one buffer, transferred: one allocation and one
+      // transfer per batch, each job's bytes a view into it.
+      let sourceBytes = 0;
+      for (const j of jobs) if (j.source !== undefined) sourceBytes += j.source.byteLength;
+      const carrier = sourceBytes > 0 ? new Uint8Array(sourceBytes) : undefined;
+      let at = 0;
       const msg: ToWorker = {
         type: 'batch',
         id: batch.id,
@@ -171,17 +176,16 @@ export class CookPool {
           const w: WorkerJob = { file: j.file, output: j.output };
           if (j.packagePath !== undefined) w.packagePath = j.packagePath;
           if (j.source !== undefined) {
-            // Transferred whole: a view into a larger or shared buffer is copied out first.
-            const b = j.source;
-            w.source = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer ? b : b.slice();
-            transfer.push(w.source.buffer as ArrayBuffer);
+            carrier!.set(j.source, at);
+            w.source = carrier!.subarray(at, at + j.source.byteLength);
+            at += j.source.byteLength;
             // Gone from this thread once sent: a retry after a worker died reads the file.
             j.source = undefined;
           }
           return w;
         }),
       };
-      slot.worker.postMessage(msg, transfer);
+      slot.worker.postMessage(msg, carrier ? [carrier.buffer] : []);
     }
   }
 

@@ -12,10 +12,15 @@
  * files (a million-asset cold cook keeps its memory for the registry itself). The cook drops what
  * it did not take (`retain`, `clear`).
  */
+/** Kept bytes go into slabs of this size (a buffer per file cost an allocation each, and its own transfer). */
+const SLAB = 1 << 20;
+
 export class KeptSources {
   private readonly files = new Map<string, Uint8Array>();
   private held = 0;
   private off = false;
+  private slab = new Uint8Array(0);
+  private slabAt = 0;
 
   /**
    * @param budget most bytes held at once
@@ -43,17 +48,32 @@ export class KeptSources {
 
   /**
    * The whole content of `file`, as the scan just read it: copied (the scan's buffer is reused)
-   * into a buffer of its own, so it can be transferred to a cook worker. Dropped past the budget.
+   * into the current slab (a file larger than a slab gets one of its own). Dropped past the budget.
    */
   offer(file: string, whole: Uint8Array): void {
-    if (this.off || this.held + whole.byteLength > this.budget) return;
+    const n = whole.byteLength;
+    if (this.off || this.held + n > this.budget) return;
     const old = this.files.get(file);
     if (old) this.held -= old.byteLength;
-    this.files.set(file, new Uint8Array(whole));
-    this.held += whole.byteLength;
+    let copy: Uint8Array;
+    if (n > SLAB / 4) copy = new Uint8Array(whole);
+    else {
+      if (this.slabAt + n > this.slab.byteLength) {
+        this.slab = new Uint8Array(SLAB);
+        this.slabAt = 0;
+      }
+      copy = this.slab.subarray(this.slabAt, this.slabAt + n);
+      copy.set(whole);
+      this.slabAt += n;
+    }
+    this.files.set(file, copy);
+    this.held += n;
   }
 
-  /** The kept bytes of `file`, handed over once (then forgotten here); undefined if none. */
+  /**
+   * The kept bytes of `file` (a view into a slab: copy them before transferring), handed over once
+   * (then forgotten here); undefined if none.
+   */
   take(file: string): Uint8Array | undefined {
     const b = this.files.get(file);
     if (b === undefined) return undefined;
@@ -82,5 +102,6 @@ export class KeptSources {
     this.files.clear();
     this.held = 0;
     this.off = true;
+    this.slab = new Uint8Array(0);
   }
 }
