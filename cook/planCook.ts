@@ -29,6 +29,8 @@ export interface AssetLookup {
   readonly contentIdentity?: string;
   /** How many assets `all()` would give, without building them (AssetRegistry.size); optional. */
   readonly size?: number;
+  /** The asset whose file is `name` in folder `dir` (AssetRegistry.fileAsset); optional. */
+  fileAsset?(dir: string, name: string): AssetRecord | undefined;
 }
 
 export interface CookRoot {

@@ -12,12 +12,17 @@
  * - the whole config (canonical JSON), and the working folder;
  * - the planning modules' own bytes (this file, planCook, Cooker, the registry's root resolver and
  *   lookups): a new version of the tool never takes an older one's plan.
- * A file whose key, version or checksum does not match, or that names a GUID the registry does not
- * answer with the same record, is not used: the cook plans as if there were none.
+ * A file whose key, version or checksum does not match, or that names a file whose asset is not
+ * the GUID it was planned with, is not used: the cook plans as if there were none.
+ *
+ * Records are named by file (folder + file name) and checked by GUID: the registry answers a file
+ * without building its GUID map or the folders it holds unbuilt (AssetRegistry.fileAsset), which
+ * at 100k assets was most of taking the plan.
  *
  * Layout: one line of JSON (below), then a line with the xxh64 (hex) of that line's UTF-8 bytes.
- * GUIDs of the planned assets are concatenated (32 hex digits each), chunks are indexes into
- * `chunks`, and `via` is one letter per package.
+ * The records' file names are joined by '/', their GUIDs concatenated (32 hex digits each), chunks
+ * are indexes into `chunks`, edges and clashes name records by index, and `via` is one letter per
+ * package.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,7 +37,10 @@ import { canonicalJson } from './cookKey.js';
 import type { AssetLookup, CookPlan, DependencyEdge, PlannedAsset } from './planCook.js';
 
 export const PLAN_FILE_NAME = 'CookPlan.json';
-const VERSION = 1;
+
+/** What a stored plan takes its records from: by file when the lookup can (AssetRegistry.fileAsset), else by GUID. */
+export type PlanLookup = Pick<AssetLookup, 'get' | 'fileAsset'>;
+const VERSION = 2;
 
 /** What a full cook takes from planning: the plan, the resolved roots and the primary-name clashes. */
 export interface PlanFacts extends CookPlan {
@@ -52,17 +60,30 @@ interface Stored {
   v: number;
   key: string;
   chunks: string[];
-  packages: string;
+  /**
+   * Every record the plan names (planned or not: a clash's record), sorted by file, as its folder
+   * (an index into `dirs`), its file name and its GUID: asked for in this order, the registry finds
+   * each a few rows after the last in its folder (RowFolder.find).
+   */
+  dirs: string[];
+  refDirs: number[];
+  /** The file names, joined by '/' (no file name holds one). */
+  refNames: string;
+  /** The GUIDs, 32 hex digits each. */
+  guids: string;
+  /** The planned packages in plan order, as record indexes; their chunks and how each was reached. */
+  packages: number[];
   packageChunks: number[];
   via: string;
-  texts: string;
+  texts: number[];
   textChunks: number[];
-  missing: Array<[string, string, number]>;
-  softExcluded: Array<[string, string, number]>;
+  /** [referrer (a record index), GUID, type] */
+  missing: Array<[number, string, number]>;
+  softExcluded: Array<[number, string, number]>;
   softOnly: number;
   roots: Array<[string, string, string, ResolvedRoot['reason']]>;
   missingRoots: string[];
-  clashes: Array<[string, string[]]>;
+  clashes: Array<[string, number[]]>;
   fingerprints?: [string, string];
 }
 
@@ -101,38 +122,72 @@ export function planFile(intermediatesDir: string): string {
 /** The stored text of a plan, or undefined when it cannot be stored (a GUID that is not 32 hex digits). */
 export function encodePlan(key: string, p: PlanFacts): string | undefined {
   const chunkIndex = new Map(p.chunks.map((c, i) => [c, i]));
-  const guids = (list: readonly PlannedAsset[]) => list.map((a) => a.record.guid).join('');
   const chunks = (list: readonly PlannedAsset[]) => list.map((a) => chunkIndex.get(a.chunk) ?? -1);
-  const edges = (list: readonly DependencyEdge[]): Array<[string, string, number]> => list.map((e) => [e.referrer.guid, e.guid, e.type]);
+  const byFile = new Map<string, AssetRecord>();
+  for (const a of p.packages) byFile.set(a.record.file, a.record);
+  for (const a of p.textAssets) byFile.set(a.record.file, a.record);
+  // Each planned asset is its own record (two planned with one file cannot be told apart).
+  if (byFile.size !== p.packages.length + p.textAssets.length) return undefined;
+  for (const e of [...p.missing, ...p.softExcluded]) byFile.set(e.referrer.file, e.referrer);
+  for (const c of p.clashes) for (const r of c.records) byFile.set(r.file, r);
+  const files = [...byFile.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const refOf = new Map<string, number>();
+  const dirIndex = new Map<string, number>();
+  const dirs: string[] = [];
+  const refDirs: number[] = [];
+  const names: string[] = [];
+  const guids: string[] = [];
+  for (const file of files) {
+    const r = byFile.get(file)!;
+    const at = file.lastIndexOf(path.sep);
+    const dir = file.slice(0, at);
+    const name = file.slice(at + 1);
+    if (at < 0 || name.includes('/') || !GUID_RE.test(r.guid) || byFile.get(r.file) !== r) return undefined;
+    let d = dirIndex.get(dir);
+    if (d === undefined) {
+      dirIndex.set(dir, (d = dirs.length));
+      dirs.push(dir);
+    }
+    refOf.set(file, names.length);
+    refDirs.push(d);
+    names.push(name);
+    guids.push(r.guid);
+  }
+  const ref = (r: AssetRecord) => refOf.get(r.file)!;
+  const edges = (list: readonly DependencyEdge[]): Array<[number, string, number]> => list.map((e) => [ref(e.referrer), e.guid, e.type]);
   const stored: Stored = {
     v: VERSION,
     key,
     chunks: p.chunks,
-    packages: guids(p.packages),
+    dirs,
+    refDirs,
+    refNames: names.join('/'),
+    guids: guids.join(''),
+    packages: p.packages.map((a) => ref(a.record)),
     packageChunks: chunks(p.packages),
     via: p.packages.map((a) => VIA[a.via]).join(''),
-    texts: guids(p.textAssets),
+    texts: p.textAssets.map((a) => ref(a.record)),
     textChunks: chunks(p.textAssets),
     missing: edges(p.missing),
     softExcluded: edges(p.softExcluded),
     softOnly: p.softOnly,
     roots: p.roots.map((r) => [r.guid, r.packagePath, r.chunk, r.reason]),
     missingRoots: p.missingRoots,
-    clashes: p.clashes.map((c) => [c.name, c.records.map((r) => r.guid)]),
+    clashes: p.clashes.map((c) => [c.name, c.records.map(ref)]),
     ...(p.fingerprints ? { fingerprints: [p.fingerprints.outputs, p.fingerprints.registryInputs] as [string, string] } : {}),
   };
-  const planned = [...p.packages, ...p.textAssets];
-  if (stored.packageChunks.includes(-1) || stored.textChunks.includes(-1) || planned.some((a) => !GUID_RE.test(a.record.guid))) return undefined;
+  if (stored.packageChunks.includes(-1) || stored.textChunks.includes(-1)) return undefined;
   if (p.textAssets.some((a) => a.via !== 'mount') || p.packages.some((a) => a.via === 'mount')) return undefined;
   const body = JSON.stringify(stored);
   return `${body}\n${hashString(body)}\n`;
 }
 
 /**
- * The plan stored as `text` when it was made under `key`, with every record taken from `lookup`;
- * undefined when it was not, or is damaged, or names a GUID `lookup` does not know.
+ * The plan stored as `text` when it was made under `key`, with every record taken from `lookup`
+ * by its file (`fileAsset`; by GUID when the lookup has no such query); undefined when it was not,
+ * or is damaged, or names a record `lookup` does not answer with the same GUID.
  */
-export function decodePlan(text: string, key: string, lookup: Pick<AssetLookup, 'get'>): PlanFacts | undefined {
+export function decodePlan(text: string, key: string, lookup: PlanLookup): PlanFacts | undefined {
   const nl = text.indexOf('\n');
   if (nl < 0 || text.slice(nl + 1) !== `${hashString(text.slice(0, nl))}\n`) return undefined;
   let s: Stored;
@@ -142,23 +197,31 @@ export function decodePlan(text: string, key: string, lookup: Pick<AssetLookup, 
     return undefined;
   }
   if (s.v !== VERSION || s.key !== key) return undefined;
-  const rec = (guid: string): AssetRecord => {
-    const r = lookup.get(guid);
-    if (!r || r.guid !== guid) throw new Missing();
-    return r;
-  };
-  const planned = (guids: string, chunks: number[], via: (i: number) => PlannedAsset['via']): PlannedAsset[] => {
-    if (guids.length !== chunks.length * 32) throw new Missing();
-    const out = new Array<PlannedAsset>(chunks.length);
-    for (let i = 0; i < chunks.length; i++) {
-      const chunk = s.chunks[chunks[i]];
-      if (chunk === undefined) throw new Missing();
-      out[i] = { record: rec(guids.slice(i * 32, i * 32 + 32)), chunk, via: via(i) };
-    }
-    return out;
-  };
-  const edges = (list: Array<[string, string, number]>): DependencyEdge[] => list.map(([from, guid, type]) => ({ referrer: rec(from), guid, type: type as DependencyType }));
   try {
+    const names = s.refDirs.length === 0 ? [] : s.refNames.split('/');
+    const count = names.length;
+    if (s.refDirs.length !== count || s.guids.length !== count * 32 || s.packages.length !== s.packageChunks.length || s.texts.length !== s.textChunks.length) return undefined;
+    const records = new Array<AssetRecord>(count);
+    for (let i = 0; i < count; i++) {
+      const guid = s.guids.slice(i * 32, i * 32 + 32);
+      const dir = s.dirs[s.refDirs[i]];
+      if (dir === undefined) return undefined;
+      const r = lookup.fileAsset ? lookup.fileAsset(dir, names[i]) : lookup.get(guid);
+      // The file's asset must still be the GUID the plan was made with (and, by GUID, still that file).
+      if (!r || r.guid !== guid || (!lookup.fileAsset && r.file !== dir + path.sep + names[i])) return undefined;
+      records[i] = r;
+    }
+    const rec = (i: number): AssetRecord => records[i] ?? fail();
+    const planned = (refs: number[], chunks: number[], via: (i: number) => PlannedAsset['via']): PlannedAsset[] => {
+      const out = new Array<PlannedAsset>(chunks.length);
+      for (let i = 0; i < chunks.length; i++) {
+        const chunk = s.chunks[chunks[i]];
+        if (chunk === undefined) throw new Missing();
+        out[i] = { record: rec(refs[i]), chunk, via: via(i) };
+      }
+      return out;
+    };
+    const edges = (list: Array<[number, string, number]>): DependencyEdge[] => list.map(([from, guid, type]) => ({ referrer: rec(from), guid, type: type as DependencyType }));
     if (s.via.length !== s.packageChunks.length) return undefined;
     return {
       packages: planned(s.packages, s.packageChunks, (i) => VIA_OF[s.via[i]] ?? fail()),
@@ -169,7 +232,7 @@ export function decodePlan(text: string, key: string, lookup: Pick<AssetLookup, 
       softOnly: s.softOnly,
       roots: s.roots.map(([guid, packagePath, chunk, reason]) => ({ guid, packagePath, chunk, reason })),
       missingRoots: s.missingRoots,
-      clashes: s.clashes.map(([name, guids]) => ({ name, records: guids.map(rec) })),
+      clashes: s.clashes.map(([name, refs]) => ({ name, records: refs.map(rec) })),
       ...(s.fingerprints ? { fingerprints: { outputs: s.fingerprints[0], registryInputs: s.fingerprints[1] } } : {}),
     };
   } catch (e) {
@@ -185,7 +248,7 @@ function fail(): never {
 }
 
 /** The stored plan of `intermediatesDir` made under `key`, or undefined (none, another key, damaged). */
-export function readStoredPlan(intermediatesDir: string, key: string, lookup: Pick<AssetLookup, 'get'>): PlanFacts | undefined {
+export function readStoredPlan(intermediatesDir: string, key: string, lookup: PlanLookup): PlanFacts | undefined {
   let text: string;
   try {
     text = fs.readFileSync(planFile(intermediatesDir), 'utf8');

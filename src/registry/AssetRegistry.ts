@@ -252,19 +252,40 @@ export class AssetRegistry {
 
   /** The asset whose virtual path (`/Game/X.lasset`, `/Game/UI/Hud.rml`) is `p`. */
   byVirtualPath(p: string): AssetRecord | undefined {
-    this.ensureWinners();
     for (const m of this.content) {
       if (!p.startsWith(m.alias + '/')) continue;
-      const e = this.entries.get(m.dir + path.sep + toDiskRel(p.slice(m.alias.length + 1)));
-      if (e && e.mount === m.alias && e.mountDir === m.dir && this.winners.get(e.guid) === e) return thawRecord(e);
+      const file = m.dir + path.sep + toDiskRel(p.slice(m.alias.length + 1));
+      const i = file.lastIndexOf(path.sep);
+      const e = this.entries.peek(file.slice(0, i), file.slice(i + 1));
+      if (e && e.mount === m.alias && e.mountDir === m.dir && this.isAsset(e)) return thawRecord(e);
     }
     return undefined;
   }
 
   byFile(abs: string): AssetRecord | undefined {
+    const file = path.resolve(abs);
+    const i = file.lastIndexOf(path.sep);
+    return this.fileAsset(file.slice(0, i), file.slice(i + 1));
+  }
+
+  /**
+   * The asset whose file is `name` in folder `dir` (both as the record's `file` spells them): `byFile`
+   * without joining and splitting the path. A stored cook plan takes its records this way
+   * (cook/planStore.ts): on a warm no-op it needs neither the GUID map nor the folders built.
+   */
+  fileAsset(dir: string, name: string): AssetRecord | undefined {
+    const e = this.entries.peek(dir, name);
+    return e !== undefined && this.isAsset(e) ? thawRecord(e) : undefined;
+  }
+
+  /** Whether the entry is the asset of its GUID (live, and its GUID's first claimant). */
+  private isAsset(e: Entry): boolean {
+    if (!e.live) return false;
+    // While the GUID map is unbuilt outside a batch, no two live entries share a GUID (`pending`):
+    // a live entry is its GUID's asset, and the map need not be built to say so.
+    if (this.pending && !this.batchOpen) return true;
     this.ensureWinners();
-    const e = this.entries.get(path.resolve(abs));
-    return e && this.winners.get(e.guid) === e ? thawRecord(e) : undefined;
+    return this.winners.get(e.guid) === e;
   }
 
   /**

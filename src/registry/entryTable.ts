@@ -15,6 +15,8 @@ import path from 'node:path';
 export interface LazyFolder<E> {
   readonly count: number;
   materialize(): Map<string, E>;
+  /** One entry by name without building the rest; the object `materialize` will give for it. */
+  find?(name: string): E | undefined;
 }
 
 export class EntryTable<E> {
@@ -61,6 +63,17 @@ export class EntryTable<E> {
     if (names.size === 0) this.folders.delete(dir);
     else this.folders.set(dir, names);
     return names.size === 0 ? undefined : names;
+  }
+
+  /**
+   * The entry of `name` in folder `dir`. Unlike `get`, an unbuilt folder that can find one entry
+   * stays unbuilt (a stored cook plan asks for its records by file: building every folder they
+   * are in cost as much as building the GUID map).
+   */
+  peek(dir: string, name: string): E | undefined {
+    const f = this.folders.get(dir);
+    if (f === undefined || f instanceof Map) return f?.get(name);
+    return f.find ? f.find(name) : this.built(dir)?.get(name);
   }
 
   get(file: string): E | undefined {

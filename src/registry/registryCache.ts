@@ -484,6 +484,34 @@ export function rowMatches(image: CacheImage, at: number, name: string, mtimeMs:
 }
 
 /**
+ * How the file name of the (checked, lazy-folder) row at `at` sorts against `name`: negative,
+ * zero or positive as the row's name is before, equal to or after it (code unit order, which is
+ * byte order for the ASCII names of a lazy folder). `nameFrom` is where the name starts in the
+ * row's relative path (`relNameStart`; the same for every row of a folder). Nothing is allocated.
+ */
+export function compareRowName(image: CacheImage, at: number, nameFrom: number, name: string): number {
+  const bytes = image.bytes;
+  const relEnd = at + 6 + (bytes[at + 4] | (bytes[at + 5] << 8));
+  const nameAt = at + 6 + nameFrom;
+  const n = relEnd - nameAt;
+  const common = n < name.length ? n : name.length;
+  for (let k = 0; k < common; k++) {
+    const d = bytes[nameAt + k] - name.charCodeAt(k);
+    if (d !== 0) return d;
+  }
+  return n - name.length;
+}
+
+/** Where the file name starts in the relative path of the row at `at` (after its last '/'). */
+export function relNameStart(image: CacheImage, at: number): number {
+  const bytes = image.bytes;
+  const relAt = at + 6;
+  let nameAt = relAt + (bytes[at + 4] | (bytes[at + 5] << 8));
+  while (nameAt > relAt && bytes[nameAt - 1] !== 0x2f) nameAt--;
+  return nameAt - relAt;
+}
+
+/**
  * `bytes.latin1Slice(start, end)`: Buffer's own one-byte string maker, without `toString`'s
  * encoding lookup and argument checks. Only called on ASCII bytes, where latin1 and UTF-8 agree.
  */

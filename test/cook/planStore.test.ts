@@ -17,7 +17,7 @@ import type { CookSummary } from '../../cook/Cooker.js';
 import { hard, prop, soft } from '../../src/format/packageBuilder.js';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
 import { loadConfig } from '../../config/index.js';
-import { initHash } from '../../src/util/hash.js';
+import { hashString, initHash } from '../../src/util/hash.js';
 import { asset, g, tempDir, writeFixture, writeProject } from './helpers.js';
 
 const mesh = (n: number, label = `m${n}`) => ({ exports: [{ guid: g(0x100 + n), name: `Mesh${n}`, className: '/Script/Engine.CStaticMesh', properties: [prop.str('Label', label)] }] });
@@ -223,6 +223,15 @@ describe('the stored cook plan', () => {
     const damaged = good.replace(g(0x100), g(0x103));
     expect(damaged).not.toBe(good);
     await fsp.writeFile(file, damaged);
+    await replansAfterChange(false);
+    // Whole and of this key, but a file named with another record's GUID (two records swapped):
+    // the lookup by file must check the GUID it finds.
+    const whole = await fsp.readFile(file, 'utf8');
+    const body = JSON.parse(whole.slice(0, whole.indexOf('\n'))) as { guids: string };
+    expect(body.guids.length).toBeGreaterThanOrEqual(64);
+    body.guids = body.guids.slice(32, 64) + body.guids.slice(0, 32) + body.guids.slice(64);
+    const swapped = JSON.stringify(body);
+    await fsp.writeFile(file, `${swapped}\n${hashString(swapped)}\n`);
     await replansAfterChange(false);
     // A valid file of another key: a plan made before an edit, put back after it.
     const before = await fsp.readFile(file, 'utf8');

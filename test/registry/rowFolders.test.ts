@@ -219,4 +219,58 @@ describe('warm scan over unbuilt cache folders', () => {
     expect(reg.get(g(88))?.file).toBe(p.abs(rel('C')));
     reg.close();
   });
+
+  it('fileAsset answers from unbuilt folders (no GUID map) exactly what byFile and get answer once everything is built', async () => {
+    writeProject();
+    p.write('Content/UI/Hud.rml', '<rml/>');
+    await primeCache();
+    const reg = await AssetRegistry.open({ config: p.config() });
+    await reg.scan();
+    const entries = (reg as unknown as { entries: { slot(d: string): unknown } }).entries;
+    const internals = reg as unknown as { pending: boolean };
+    // Asked out of name order, and for names that sort between, before and after the rows.
+    const asked = [...NAMES].reverse().map((n) => reg.fileAsset(propsDir(), `${n}.lasset`));
+    const misses = ['0.lasset', 'Cc.lasset', 'Zz.lasset', 'a.lasset', 'Sub', 'C.lassetx', 'C.lasse'].map((n) => reg.fileAsset(propsDir(), n));
+    const sub = reg.fileAsset(path.join(propsDir(), 'Sub'), 'S2.lasset');
+    // The shortcut was taken: no GUID map, the package folder still held as rows.
+    expect(internals.pending).toBe(true);
+    expect(entries.slot(propsDir())).toBeInstanceOf(RowFolder);
+    expect(misses).toEqual(misses.map(() => undefined));
+    expect(asked.map((r) => r?.guid)).toEqual([...NAMES].reverse().map((_, i) => g(NAMES.length - i)));
+    expect(sub?.guid).toBe(g(51));
+    // Each is the record the registry gives for that file and GUID once built, the same object.
+    const all = reg.all();
+    for (const r of [...asked, sub]) {
+      expect(reg.get(r!.guid)).toBe(r);
+      expect(reg.byFile(r!.file)).toBe(r);
+    }
+    expect(all.map(view)).toEqual((await coldRecords()).records);
+    reg.close();
+  });
+
+  it("fileAsset names only a GUID's asset: not a file no walked mount shows, not a duplicate's loser", async () => {
+    writeProject();
+    p.pkg('Plugins/Foliage/Content/Tree.lasset', g(70));
+    await primeCache();
+    // The plugin is disabled now: its file stays in the cache, but is no asset.
+    const disabled = p.config({ plugins: [{ name: 'Foliage', path: 'Plugins/Foliage', chunk: 'FoliageChunk', enabled: false }] });
+    const reg = await AssetRegistry.open({ config: disabled });
+    await reg.scan();
+    expect((reg as unknown as { pending: boolean }).pending).toBe(true);
+    expect(reg.fileAsset(p.plugin, 'Tree.lasset')).toBeUndefined();
+    expect(reg.fileAsset(propsDir(), 'D.lasset')?.guid).toBe(g(4));
+    expect(reg.get(g(70))).toBeUndefined();
+    reg.close();
+    p.pkg('Content/Other/C.lasset', g(3));
+    const dup = await AssetRegistry.open({ config: disabled });
+    await dup.scan();
+    dup.close();
+    const again = await AssetRegistry.open({ config: disabled });
+    expect((await again.scan()).read).toBe(0);
+    // Content/Other/C sorts before Content/Props/C: it is g(3)'s asset, the other its loser.
+    expect(again.fileAsset(propsDir(), 'C.lasset')).toBeUndefined();
+    expect(again.fileAsset(path.join(p.content, 'Other'), 'C.lasset')?.file).toBe(p.abs('Content/Other/C.lasset'));
+    expect(again.fileAsset(propsDir(), 'D.lasset')?.guid).toBe(g(4));
+    again.close();
+  });
 });
