@@ -61,7 +61,7 @@ import { readSweptMarker, registryFromMarker, removeStale, shippedFingerprints, 
 import { primaryNameClashes, resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
 import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
-import { planKey, readStoredPlan, storePlan, type PlanFacts } from './planStore.js';
+import { carriedPlanKey, planKey, readStoredPlan, storePlan, type PlanFacts } from './planStore.js';
 import { openProjectRegistry } from './projectRegistry.js';
 import { DEV_PAK_NAME, writeChunkPaks, type PakOutput } from './writeChunkPaks.js';
 import { ProjectLock } from './projectLock.js';
@@ -247,8 +247,11 @@ export class Cooker {
   store: CookStore | undefined;
   /** The plan of the last `plan()` (the last full cook's, or a daemon batch's). */
   lastPlan: CookPlan | undefined;
-  /** Whether the last full cook took its plan from the store (cook/planStore.ts) or planned. */
-  lastPlanFrom: 'stored' | 'planned' | undefined;
+  /**
+   * Where the last full cook's plan came from: the store (cook/planStore.ts), the store's plan
+   * carried over files whose changes touch no planning fact ('carried'), or planning.
+   */
+  lastPlanFrom: 'stored' | 'carried' | 'planned' | undefined;
   private readonly ctx: AssetCookContext;
   /** Problems found while opening (cache): reported by the next full cook. */
   private pending: CookProblem[] = [];
@@ -439,11 +442,24 @@ export class Cooker {
   private planForCook(): FullPlan & Pick<PlanFacts, 'clashes' | 'fingerprints'> {
     const registry = this.registry;
     const key = planKey(this.config, registry.contentIdentity);
-    const stored = key === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, key, registry);
+    let stored = key === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, key, registry);
+    this.lastPlanFrom = 'stored';
+    const changes = registry.lastScanChanges;
+    if (!stored && key !== undefined && changes !== undefined && changes.from !== registry.contentIdentity) {
+      // The scan changed files but no planning fact of them: the plan of the content it started
+      // from, with today's records, is this content's plan. Stored under the new key for the next cook.
+      const carried = carriedPlanKey(this.config, changes);
+      const plan = carried === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, carried, registry);
+      if (plan) {
+        // The fingerprints name the records' hashes: those of the files changed are new.
+        stored = { ...plan, fingerprints: shippedFingerprints([...plan.packages, ...plan.textAssets].map((a) => a.record)) };
+        this.planWrite = storePlan(this.config.intermediatesDir, key, stored);
+        this.lastPlanFrom = 'carried';
+      }
+    }
     if (stored) {
       const { roots, missingRoots, clashes, fingerprints, ...plan } = stored;
       this.lastPlan = plan;
-      this.lastPlanFrom = 'stored';
       // Every record only when asked (the report): the plan itself needs only those it names.
       return { ...plan, roots, missingRoots, clashes, fingerprints, rootCount: roots.length, get records() { return registry.all(); } };
     }

@@ -17,6 +17,7 @@
  * - Everything is visited and listed in GUID order, so the same content gives the same plan.
  */
 import { DependencyType } from '../src/format/packageTypes.js';
+import type { ScanChanges } from '../src/registry/AssetRegistry.js';
 import type { AssetRecord } from '../src/registry/types.js';
 
 export const MAIN_CHUNK = 'Main';
@@ -31,6 +32,8 @@ export interface AssetLookup {
   readonly size?: number;
   /** The asset whose file is `name` in folder `dir` (AssetRegistry.fileAsset); optional. */
   fileAsset?(dir: string, name: string): AssetRecord | undefined;
+  /** What the last full scan changed since a named content (AssetRegistry.lastScanChanges); optional. */
+  readonly lastScanChanges?: ScanChanges;
 }
 
 export interface CookRoot {

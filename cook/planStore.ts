@@ -6,9 +6,10 @@
  * The plan (roots, closure, chunks, missing and soft-excluded edges, primary-name clashes) is a
  * function of the registry's records, the config, the working folder (a root may be a relative
  * file path) and the code that plans. The key names all four:
- * - the registry's `contentIdentity`: the checksums of the cache it was loaded from, defined only
- *   after a full scan that read, re-hashed and removed nothing (src/registry/AssetRegistry.ts), so
- *   any file edited, added, deleted or touched leaves the registry without one and the cook plans;
+ * - the registry's `contentIdentity`: the checksums of the cache files its last full scan left
+ *   saved (src/registry/AssetRegistry.ts), so a cook after a file change finds no plan under it;
+ *   it plans, or carries the plan of the content the scan started from over changes that touch no
+ *   planning fact (`carriedPlanKey`), and stores that for the next cook;
  * - the whole config (canonical JSON), and the working folder;
  * - the planning modules' own bytes (this file, planCook, Cooker, the registry's root resolver and
  *   lookups): a new version of the tool never takes an older one's plan.
@@ -29,6 +30,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProjectConfig } from '../config/index.js';
 import type { DependencyType } from '../src/format/packageTypes.js';
+import type { ScanChanges } from '../src/registry/AssetRegistry.js';
 import type { CookRoot as ResolvedRoot } from '../src/registry/cookRoots.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import { writeFileAtomic } from '../src/util/atomicWrite.js';
@@ -245,6 +247,47 @@ class Missing extends Error {}
 
 function fail(): never {
   throw new Missing();
+}
+
+/**
+ * Whether two records of one file agree on everything planning reads (planCook, the root
+ * resolver, primary-name clashes): GUID, kind, paths and names, mount, class, flags and every
+ * dependency in order. A plan made with `before` is the plan with `after` (its hash, size and
+ * mtime are the cook's business, and the shipped fingerprints, which name the hash, are not
+ * part of this).
+ */
+export function samePlanningFacts(before: AssetRecord, after: AssetRecord): boolean {
+  if (
+    before.guid !== after.guid ||
+    before.kind !== after.kind ||
+    before.file !== after.file ||
+    before.virtualPath !== after.virtualPath ||
+    before.packagePath !== after.packagePath ||
+    before.name !== after.name ||
+    before.mount !== after.mount ||
+    before.className !== after.className ||
+    before.flags !== after.flags ||
+    before.dependencies.length !== after.dependencies.length
+  ) {
+    return false;
+  }
+  for (let i = 0; i < before.dependencies.length; i++) {
+    const a = before.dependencies[i];
+    const b = after.dependencies[i];
+    if (a.guid !== b.guid || a.type !== b.type) return false;
+  }
+  return true;
+}
+
+/**
+ * The key of the plan a cook may carry over the last scan's changes: that of the content the scan
+ * started from, when every file it changed was read again with the same planning facts (none
+ * added or removed); else undefined.
+ */
+export function carriedPlanKey(config: ProjectConfig, changes: ScanChanges | undefined): string | undefined {
+  if (changes === undefined) return undefined;
+  for (const f of changes.files) if (f.before === undefined || f.after === undefined || !samePlanningFacts(f.before, f.after)) return undefined;
+  return planKey(config, changes.from);
 }
 
 /** The stored plan of `intermediatesDir` made under `key`, or undefined (none, another key, damaged). */

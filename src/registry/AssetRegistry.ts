@@ -18,6 +18,7 @@
  * - Calls are serialized by a mutex; `onChange` listeners get one notification per call that
  *   changed something, after the state is consistent and after the mutex is released.
  */
+import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -34,7 +35,7 @@ import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from '
 import type { KeptSources } from './keptSources.js';
 import { RecordInterner } from './recordIntern.js';
 import { outcomeError, readOnPool, type ReadJob } from './readPool.js';
-import { CACHE_FILE_NAME, checksum, encodeRegistryCache, entryAt, indexRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
+import { CACHE_FILE_NAME, encodeRegistryCache, entryAt, indexRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
 import { RowFolder } from './rowFolder.js';
 import { EntryTable } from './entryTable.js';
 import { encodeJournalFrame, JOURNAL_FILE_NAME, readJournal } from './registryJournal.js';
@@ -100,6 +101,19 @@ export interface RegistryChange {
 }
 
 export type RegistryListener = (change: RegistryChange) => void;
+
+/**
+ * What the last full scan changed, file by file, against the content it started from (named by
+ * `from`, a `contentIdentity`): each file read again with its record before and after (`before`
+ * absent: a new file), each file gone (`after` absent). Re-hashed files (same bytes) are not listed.
+ */
+export interface ScanChanges {
+  from: string;
+  files: ReadonlyArray<{ before?: AssetRecord; after?: AssetRecord }>;
+}
+
+/** More changed files than this and a scan keeps no list (a cook plans again anyway). */
+const MAX_LISTED_CHANGES = 4096;
 
 /** An edge of the reverse map: `guid` refers to the asset asked about. */
 export interface Referrer {
@@ -192,9 +206,21 @@ export class AssetRegistry {
   private pendingProblems: ScanProblem[] = [];
   /** Shared parts of the records one `process` call reads; dropped when it returns. */
   private interner: RecordInterner | undefined;
-  /** The loaded cache's checksums (snapshot and journal) while nothing has changed since: see contentIdentity. */
-  private loadedAs: string | undefined;
+  /** See contentIdentity. */
   private identity: string | undefined;
+  /**
+   * What the cache files hold, as a fresh open would name it: the snapshot's checksum (hex trailer)
+   * and a running SHA-1 of the journal's bytes (loaded, then each frame appended). Undefined when
+   * not known (no snapshot yet, a journal cut back or dropped): then no identity until a snapshot.
+   */
+  private snapshotSum: string | undefined;
+  private journalHash: Hash | undefined;
+  private journalBytes = 0;
+  /** The identity of the content as the last batch left it (the loaded cache's before any scan). */
+  private knownAs: string | undefined;
+  private scanChanges: ScanChanges | undefined;
+  /** The current full scan's changed files, while it runs and its start had an identity. */
+  private changing: Array<{ before?: AssetRecord; after?: AssetRecord }> | undefined;
 
   private constructor(readonly config: ProjectConfig, opts: RegistryOptions) {
     this.log = opts.log ?? silentLogger;
@@ -304,15 +330,26 @@ export class AssetRegistry {
   }
 
   /**
-   * Names the assets exactly, or undefined: after a full scan that read, re-hashed and removed
-   * nothing, the assets are the loaded cache's (its snapshot's checksum and its journal's), and
-   * stay so until a scan or update changes anything. Undefined before the first scan, when the
-   * cache was missing or not loaded whole (rebuilt, a torn or dropped journal), and from the first
+   * Names the assets exactly, or undefined: after a full scan, the cache files as that scan left
+   * them saved (its snapshot's checksum and its journal's), which is what a fresh open of them, and
+   * a scan that then reads nothing, will have; it stays so until an update changes anything.
+   * Undefined before the first scan, when the cache could not be saved whole or what its files hold
+   * is not known (a torn or dropped journal, until the next snapshot), and from an update's first
    * change on. With the same config, the same identity means the same records (the cook reuses its
    * plan on it: cook/planStore.ts).
    */
   get contentIdentity(): string | undefined {
     return this.identity;
+  }
+
+  /**
+   * The last full scan's changes against the content it started from, when both have an identity
+   * (`contentIdentity` before and after it) and the files changed were few: a cook reuses the plan
+   * of `from` when no listed change touches what planning reads (cook/planStore.ts). Undefined
+   * otherwise, and after any update since.
+   */
+  get lastScanChanges(): ScanChanges | undefined {
+    return this.scanChanges;
   }
 
   /** The asset's imports in import-table order (targets may be missing from the registry); [] for an unknown GUID. */
@@ -446,27 +483,30 @@ export class AssetRegistry {
         return;
       }
     }
-    const journal = this.replayJournal();
-    if (snapshot !== undefined && journal !== undefined && !this.needsSnapshot && this.pendingProblems.length === 0) this.loadedAs = `${snapshot}:${journal}`;
+    this.replayJournal();
+    if (!this.needsSnapshot) this.snapshotSum = snapshot;
+    // The loaded cache's name (a torn or dropped journal, or an unusable snapshot, leave none).
+    this.knownAs = this.savedAs();
     await this.sweepOldTemps();
   }
 
   /**
    * Fold the journal into the loaded entries. A torn or damaged tail (a kill mid-append) is a
    * warning: the frames before it are kept, the tail is cut off so the next append follows a whole
-   * frame, and the files it named are read again. Returns the journal's checksum ('' for none)
-   * when it was read whole.
+   * frame, and the files it named are read again. Its bytes start `journalHash` when read whole.
    */
-  private replayJournal(): string | undefined {
+  private replayJournal(): void {
     let bytes: Buffer;
     try {
       bytes = fs.readFileSync(this.journalFile);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
         this.dropJournal(`cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`);
-        return undefined;
+        return;
       }
-      return '';
+      this.journalHash = createHash('sha1');
+      this.journalBytes = 0;
+      return;
     }
     const read = readJournal(bytes, this.journalFile);
     for (const f of read.frames) {
@@ -475,7 +515,11 @@ export class AssetRegistry {
       this.journalOps += f.upserts.length + f.deletes.length;
     }
     if (read.frames.length > 0 && this.cacheStatus === 'missing') this.cacheStatus = 'loaded';
-    if (read.tail === undefined) return bytes.byteLength === 0 ? '' : checksum(bytes).toString(16);
+    if (read.tail === undefined) {
+      this.journalHash = createHash('sha1').update(bytes);
+      this.journalBytes = bytes.byteLength;
+      return;
+    }
     const p: ScanProblem = { code: 'CACHE_INVALID', message: `cache journal has a torn tail (a run was killed while writing it): ${read.tail}`, file: this.journalFile, severity: 'warning' };
     this.log.warn({ code: p.code, file: p.file }, p.message);
     this.pendingProblems.push(p);
@@ -484,7 +528,6 @@ export class AssetRegistry {
     } catch (e) {
       this.dropJournal(`cannot be cut back to its last whole frame (${(e as NodeJS.ErrnoException).code ?? e})`);
     }
-    return undefined;
   }
 
   /** Give up on the journal: what it held is read again, and the next save writes a whole snapshot. */
@@ -492,6 +535,7 @@ export class AssetRegistry {
     this.log.warn({ code: 'CACHE_INVALID', file: this.journalFile }, `cache journal ${why}; it is rewritten`);
     this.needsSnapshot = true;
     this.journalOps = 0;
+    this.journalHash = undefined;
   }
 
   private cacheUnusable(e: LuminaLog): void {
@@ -526,7 +570,11 @@ export class AssetRegistry {
 
   private async writeSnapshot(): Promise<void> {
     const records = [...this.entries.values()].map((e) => ({ record: thawRecord(e), sidecar: e.sidecar }));
-    await writeFileAtomic(this.cacheFile, encodeRegistryCache(records));
+    const bytes = encodeRegistryCache(records);
+    // Until the journal is emptied below, what the files hold is not known.
+    this.snapshotSum = undefined;
+    this.journalHash = undefined;
+    await writeFileAtomic(this.cacheFile, bytes);
     this.unsaved.clear();
     this.needsSnapshot = false;
     // The snapshot holds everything the journal did; replaying it over the snapshot would be harmless.
@@ -534,6 +582,9 @@ export class AssetRegistry {
       if (this.journalFd !== undefined) fs.ftruncateSync(this.journalFd, 0);
       else fs.rmSync(this.journalFile, { force: true });
       this.journalOps = 0;
+      this.snapshotSum = bytes.toString('hex', bytes.byteLength - 8);
+      this.journalHash = createHash('sha1');
+      this.journalBytes = 0;
     } catch (e) {
       throw errors.ioFailed(this.journalFile, 'truncate', e);
     }
@@ -556,9 +607,12 @@ export class AssetRegistry {
       }
       let at = 0;
       while (at < frame.byteLength) at += fs.writeSync(this.journalFd, frame, at);
+      this.journalHash?.update(frame);
+      this.journalBytes += frame.byteLength;
     } catch (e) {
       // Part of a frame may be there: the next save starts over with a whole snapshot.
       this.needsSnapshot = true;
+      this.journalHash = undefined;
       throw errors.ioFailed(this.journalFile, 'write', e);
     }
     this.journalOps += upserts.length + deletes.length;
@@ -603,6 +657,8 @@ export class AssetRegistry {
     const walked: WalkedFile[] = [];
     const batch: Batch = { upserts: [], removals: [] };
     this.batchOpen = true;
+    this.scanChanges = undefined;
+    this.changing = this.knownAs !== undefined ? [] : undefined;
     let lastDir: string | undefined;
     let inDir: ReadonlyMap<string, Entry> | undefined;
     /** The folder's rows when it is held unbuilt (rowFolder.ts) under this mount. */
@@ -672,6 +728,7 @@ export class AssetRegistry {
   }
 
   private dropEntry(file: string, e: Entry, batch: Batch, result: ScanResult): void {
+    this.noteChange(e, undefined);
     this.entries.delete(file);
     this.unsaved.add(file);
     result.removed++;
@@ -681,6 +738,8 @@ export class AssetRegistry {
   private async doUpdate(paths: readonly string[], wantChange: boolean): Promise<{ result: ScanResult; change: RegistryChange }> {
     // The change is told against the state before: build the GUID map first.
     this.ensureWinners();
+    this.scanChanges = undefined;
+    this.changing = undefined;
     this.batchOpen = true;
     const t0 = performance.now();
     const result = this.newResult();
@@ -733,9 +792,17 @@ export class AssetRegistry {
     this.batchOpen = false;
     // Anything read, re-hashed or removed: the assets are no longer the loaded cache's. A full scan
     // that changed nothing makes them exactly that (contentIdentity).
-    if (result.read > 0 || result.removed > 0 || result.rehashed > 0) this.loadedAs = undefined;
-    if (allDuplicates || this.loadedAs === undefined) this.identity = this.loadedAs;
+    // Anything read, re-hashed or removed by an update: the assets are no longer named. A full scan
+    // names what it leaves saved (contentIdentity): what a fresh open of the cache files, and a
+    // scan that then reads nothing, will have.
+    if (!allDuplicates && (result.read > 0 || result.removed > 0 || result.rehashed > 0)) this.identity = undefined;
+    const from = this.knownAs;
+    const changes = this.changing;
+    this.changing = undefined;
     await this.saveIfDirty(result.problems);
+    if (allDuplicates) this.identity = this.savedAs();
+    this.knownAs = this.identity;
+    if (allDuplicates && from !== undefined && this.identity !== undefined && changes !== undefined) this.scanChanges = { from, files: changes };
     sortProblems(result.problems);
     result.assets = this.size;
     result.ms = performance.now() - t0;
@@ -907,6 +974,27 @@ export class AssetRegistry {
     return batch;
   }
 
+  /**
+   * The identity of what the cache files hold now, when everything is saved and what they hold is
+   * known (see `snapshotSum`), else undefined.
+   */
+  private savedAs(): string | undefined {
+    if (this.snapshotSum === undefined || this.journalHash === undefined || this.needsSnapshot || this.unsaved.size > 0) return undefined;
+    const journal = this.journalBytes === 0 ? '' : this.journalHash.copy().digest().readBigUInt64LE(0).toString(16);
+    return `${this.snapshotSum}:${journal}`;
+  }
+
+  /** A file read again (`before` -> `after`) or gone during a full scan: kept for `lastScanChanges`. */
+  private noteChange(before: Entry | undefined, after: Entry | undefined): void {
+    const list = this.changing;
+    if (list === undefined) return;
+    if (list.length >= MAX_LISTED_CHANGES) {
+      this.changing = undefined;
+      return;
+    }
+    list.push({ before: before && thawRecord(before), after: after && thawRecord(after) });
+  }
+
   /** Touched, not changed (same hash): keep the parsed record, remember the new mtime. */
   private touched(entry: Entry, f: WalkedFile, gen: number, batch: Batch, result: ScanResult): void {
     entry.mtimeMs = f.mtimeMs;
@@ -942,6 +1030,7 @@ export class AssetRegistry {
   private upsertRead(f: WalkedFile, next: Entry, batch: Batch, result: ScanResult): void {
     result.read++;
     const old = this.entries.get(f.file);
+    this.noteChange(old, next);
     if (old?.live) batch.removals.push(old);
     this.entries.set(f.file, next);
     this.unsaved.add(f.file);
@@ -967,6 +1056,7 @@ export class AssetRegistry {
     }
     const p = this.problemOf(e, f.file);
     if (old) {
+      this.noteChange(old, undefined);
       this.entries.delete(f.file);
       this.unsaved.add(f.file);
       if (old.live) batch.removals.push(old);

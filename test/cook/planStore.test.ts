@@ -114,36 +114,36 @@ const outcome = (s: CookSummary) => ({
 });
 
 /**
- * After a change the next cook plans. When its scan read something (a file changed), the registry
- * has no identity to store that plan under and the cook after it plans again; then the plan is
- * stored, and the cook after takes it. Each plan is a fresh plan, and the last two cooks report
- * the same.
+ * After a change the next cook plans (`first`: 'planned'), or carries the stored plan over a change
+ * that touches no planning fact ('carried'); either way what it uses is what planning from scratch
+ * says, and it stores that plan under the registry's new identity, so the cook after it takes it
+ * ('stored'). That cook reports what a cook that plans reports (the plan file removed).
  */
-async function replansAfterChange(filesChanged = true) {
-  if (filesChanged) {
-    const first = await cook();
-    expect(first.from).toBe('planned');
-    expect(first.plan).toEqual(planOnly((await freshPlan()).fresh));
-  }
-  const second = await cook();
-  expect(second.from).toBe('planned');
+async function afterChange(first: 'planned' | 'carried' = 'planned') {
+  const changed = await cook();
+  expect(changed.from).toBe(first);
   const { fresh, stored } = await freshPlan();
-  expect(second.plan).toEqual(planOnly(fresh));
-  // The whole of it (roots, missing roots, clashes too) is what the file holds now.
+  expect(changed.plan).toEqual(planOnly(fresh));
+  // The whole of it (roots, missing roots, clashes, fingerprints too) is what the file holds now.
   expect(stored).toEqual(fresh);
-  const third = await cook();
-  expect(third.from).toBe('stored');
-  expect(third.plan).toEqual(planOnly(fresh));
-  expect(third.summary.cooked).toBe(0);
-  expect(outcome(third.summary)).toEqual(outcome(second.summary));
-  return fresh;
+  const next = await cook();
+  expect(next.from).toBe('stored');
+  expect(next.plan).toEqual(planOnly(fresh));
+  expect(next.summary.cooked).toBe(0);
+  await fsp.rm(path.join(dir, 'Intermediates', PLAN_FILE_NAME));
+  const planned = await cook();
+  expect(planned.from).toBe('planned');
+  expect(planned.plan).toEqual(planOnly(fresh));
+  expect(outcome(next.summary)).toEqual(outcome(planned.summary));
+  return { fresh, changed: changed.summary };
 }
+
+const replansAfterChange = async () => (await afterChange('planned')).fresh;
 
 describe('the stored cook plan', () => {
   it('is taken by a no-op cook, and equals planning again', async () => {
-    // The first cook of all has no registry cache to name: nothing is stored.
-    expect((await cook()).from).toBe('planned');
-    const fresh = await replansAfterChange(false);
+    // The first cook of all plans, and stores its plan under what its scan saved.
+    const fresh = await replansAfterChange();
     expect(fs.existsSync(path.join(dir, 'Intermediates', PLAN_FILE_NAME))).toBe(true);
     // What the plan holds here: chunks, a soft-only asset, a missing dependency and root, a clash, a text asset.
     expect(fresh.chunks).toEqual(['Main', 'DLC1']);
@@ -191,12 +191,52 @@ describe('the stored cook plan', () => {
     expect(fresh.missing).toEqual([[g(1), g(0x101), 0]]);
   });
 
-  it('is planned again when a file is only touched (same bytes, new mtime)', async () => {
+  it('is carried over a file only touched (same bytes, new mtime)', async () => {
     await settle();
     const file = path.join(dir, 'Content/Meshes/Mesh0.lasset');
     const later = new Date(Date.now() + 5000);
     await fsp.utimes(file, later, later);
-    await replansAfterChange();
+    expect((await afterChange('carried')).changed.cooked).toBe(0);
+  });
+
+  it('is carried over edits that change no planning fact (a property, a text asset), with new fingerprints', async () => {
+    await settle();
+    const before = (await freshPlan()).fresh;
+    await writeFixture(dir, 'Content/Meshes/Mesh0.lasset', mesh(0, 'an edited label, longer than before'));
+    await writeFixture(dir, 'Content/UI/Hud.rml', { text: '<rml><body/></rml>', guid: g(0x200) });
+    const { fresh, changed } = await afterChange('carried');
+    expect(changed.cooked).toBe(2);
+    expect(fresh.packages).toEqual(before.packages);
+    expect(fresh.fingerprints!.outputs).toBe(before.fingerprints!.outputs);
+    expect(fresh.fingerprints!.registryInputs).not.toBe(before.fingerprints!.registryInputs);
+  });
+
+  it('is planned again for every change of a planning fact, each equal to a fresh plan', async () => {
+    const changes: Array<[string, () => Promise<void>]> = [
+      ['a dependency becomes hard', () => writeFixture(dir, 'Content/Maps/Main.lasset', main([0, 1, 9, 2]))],
+      ['dependencies reordered', () => writeFixture(dir, 'Content/Maps/Main.lasset', main([1, 0, 9, 2]))],
+      ['a dependency removed', () => writeFixture(dir, 'Content/Maps/Main.lasset', main([1, 9], [2]))],
+      ['a GUID', () => writeFixture(dir, 'Content/Meshes/Mesh3.lasset', { exports: [{ guid: g(0x150), name: 'Mesh3', className: '/Script/Engine.CStaticMesh' }] })],
+      ['a class', () => writeFixture(dir, 'Content/Meshes/Mesh1.lasset', { exports: [{ guid: g(0x101), name: 'Mesh1', className: '/Script/Engine.CSkeletalMesh', properties: [prop.str('Label', 'm1')] }] })],
+      ['the primary flag off', () => writeFixture(dir, 'Content/Data/B/Rules.lasset', asset(g(3), 'Rules', { assetFlags: 0 }))],
+      ['the primary flag on', () => writeFixture(dir, 'Content/Meshes/Mesh2.lasset', asset(g(0x102), 'Mesh2', { assetFlags: 1 }))],
+      ['a file renamed', () => fsp.rename(path.join(dir, 'Content/Meshes/Mesh0.lasset'), path.join(dir, 'Content/Meshes/Mesh0b.lasset'))],
+    ];
+    await settle();
+    for (const [what, change] of changes) {
+      await change();
+      const changed = await cook();
+      expect({ what, from: changed.from }).toEqual({ what, from: 'planned' });
+      const { fresh, stored } = await freshPlan();
+      expect(changed.plan).toEqual(planOnly(fresh));
+      expect(stored).toEqual(fresh);
+      expect((await cook()).from).toBe('stored');
+    }
+    // The project as the other cases expect it.
+    await fsp.rename(path.join(dir, 'Content/Meshes/Mesh0b.lasset'), path.join(dir, 'Content/Meshes/Mesh0.lasset'));
+    await writeFixture(dir, 'Content/Maps/Main.lasset', main([0, 1, 9], [2]));
+    for (const n of [1, 2, 3]) await writeFixture(dir, `Content/Meshes/Mesh${n}.lasset`, mesh(n));
+    await writeFixture(dir, 'Content/Data/B/Rules.lasset', asset(g(3), 'Rules', { assetFlags: 1 }));
   });
 
   it('is planned again when a text asset sidecar changes its GUID', async () => {
@@ -209,11 +249,11 @@ describe('the stored cook plan', () => {
   it('is planned again when the config changes (a root, soft references, a plugin)', async () => {
     await settle();
     await fsp.writeFile(path.join(dir, 'lumina-cook.json'), JSON.stringify(config({ cookRoots: ['/Game/Maps/Main', '/Game/Meshes/Mesh2'] })));
-    expect((await replansAfterChange(false)).roots!.map((r) => r.packagePath)).toContain('/Game/Meshes/Mesh2');
+    expect((await replansAfterChange()).roots!.map((r) => r.packagePath)).toContain('/Game/Meshes/Mesh2');
     await fsp.writeFile(path.join(dir, 'lumina-cook.json'), JSON.stringify(config({ cook: { soft: 'exclude' } })));
-    expect((await replansAfterChange(false)).softExcluded).toEqual([[g(1), g(0x102), 1]]);
+    expect((await replansAfterChange()).softExcluded).toEqual([[g(1), g(0x102), 1]]);
     await fsp.writeFile(path.join(dir, 'lumina-cook.json'), JSON.stringify(config({ plugins: [{ name: 'Extra', path: 'Plugins/Extra', chunk: 'DLC1', enabled: false }] })));
-    expect((await replansAfterChange(false)).chunks).toEqual(['Main']);
+    expect((await replansAfterChange()).chunks).toEqual(['Main']);
   });
 
   it('a damaged plan file, or one made under another key, is planned over', async () => {
@@ -223,7 +263,7 @@ describe('the stored cook plan', () => {
     const damaged = good.replace(g(0x100), g(0x103));
     expect(damaged).not.toBe(good);
     await fsp.writeFile(file, damaged);
-    await replansAfterChange(false);
+    await replansAfterChange();
     // Whole and of this key, but a file named with another record's GUID (two records swapped):
     // the lookup by file must check the GUID it finds.
     const whole = await fsp.readFile(file, 'utf8');
@@ -232,7 +272,7 @@ describe('the stored cook plan', () => {
     body.guids = body.guids.slice(32, 64) + body.guids.slice(0, 32) + body.guids.slice(64);
     const swapped = JSON.stringify(body);
     await fsp.writeFile(file, `${swapped}\n${hashString(swapped)}\n`);
-    await replansAfterChange(false);
+    await replansAfterChange();
     // A valid file of another key: a plan made before an edit, put back after it.
     const before = await fsp.readFile(file, 'utf8');
     await writeFixture(dir, 'Content/Maps/Main.lasset', main([0, 9], [2]));
@@ -245,30 +285,47 @@ describe('the stored cook plan', () => {
 });
 
 describe('AssetRegistry.contentIdentity', () => {
-  it('names the loaded cache after a scan that changed nothing, and nothing before a scan or after a change', async () => {
+  it("names the cache a full scan leaves saved (what a fresh open then has), nothing before a scan or after an update's change", async () => {
     const open = async () => AssetRegistry.open({ config: loadConfig(dir).config, logProblems: false });
     const a = await open();
     expect(a.contentIdentity).toBeUndefined();
     await a.scan();
+    const first = a.contentIdentity;
     a.close();
     const b = await open();
     await b.scan();
     const id = b.contentIdentity;
     expect(id).toMatch(/^[0-9a-f]{16}:/);
+    expect(id).toBe(first);
     // An update that reads nothing keeps it; one that reads a changed file ends it.
     await b.updateFiles([path.join(dir, 'Content/Meshes/Mesh2.lasset')]);
     expect(b.contentIdentity).toBe(id);
     await writeFixture(dir, 'Content/Meshes/Mesh2.lasset', mesh(2, 'changed'));
     await b.updateFiles([path.join(dir, 'Content/Meshes/Mesh2.lasset')]);
     expect(b.contentIdentity).toBeUndefined();
+    expect(b.lastScanChanges).toBeUndefined();
+    // A full scan names what the update saved (a journal frame): a new identity, the one a fresh open has.
     await b.scan();
-    expect(b.contentIdentity).toBeUndefined();
+    const after = b.contentIdentity;
+    expect(after).toMatch(/^[0-9a-f]{16}:[0-9a-f]+$/);
+    expect(after).not.toBe(id);
     b.close();
-    // Reopened on what that update saved (a journal frame): a new identity.
     const c = await open();
     await c.scan();
+    expect(c.contentIdentity).toBe(after);
+    // A scan that reads a changed file names what it saved, and lists the change against where it started.
+    await writeFixture(dir, 'Content/Meshes/Mesh2.lasset', mesh(2, 'changed again'));
+    await c.scan();
     expect(c.contentIdentity).toMatch(/^[0-9a-f]{16}:[0-9a-f]+$/);
-    expect(c.contentIdentity).not.toBe(id);
+    expect(c.contentIdentity).not.toBe(after);
+    expect(c.lastScanChanges?.from).toBe(after);
+    expect(c.lastScanChanges?.files.map((f) => [f.before?.guid, f.after?.guid, f.before?.hash === f.after?.hash])).toEqual([[g(0x102), g(0x102), false]]);
+    const saved = c.contentIdentity;
     c.close();
+    const d = await open();
+    await d.scan();
+    expect(d.contentIdentity).toBe(saved);
+    expect(d.lastScanChanges).toEqual({ from: saved, files: [] });
+    d.close();
   });
 });
