@@ -20,6 +20,7 @@
  * there, a refused define, a bad sidecar, a missing include, an include cycle. Any of them makes
  * `ok` false, which fails the cook like a corrupt asset.
  */
+import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import PQueue from 'p-queue';
@@ -30,12 +31,23 @@ import { silentLogger, type Logger } from '../../src/log/logger.js';
 import type { ShaderClosure, ShaderRegistry } from '../../src/registry/ShaderRegistry.js';
 import type { ShaderLanguage } from '../../src/registry/shaderSources.js';
 import type { AssetRecord } from '../../src/registry/types.js';
-import { hashString, initHash } from '../../src/util/hash.js';
+import { hashHex, hashString, initHash, xxh64 } from '../../src/util/hash.js';
 import { canonicalJson } from '../cookCache.js';
 import { checkDefine, compileShader, detectCompiler, SHADER_TOOLS_FILE, type ShaderCompiler } from './compiler.js';
 import { scanMaterials, type KnownMaterials, type MaterialsMemo } from './materials.js';
 import type { ShaderRemote, ShaderRemoteRequest } from './ShaderRemote.js';
 import { ShaderStore } from './ShaderStore.js';
+
+/** The closure's files still hold the bytes its hashes (and so the cache key) were made from. */
+async function closureUnchanged(c: ShaderClosure, shaders: ShaderRegistry): Promise<boolean> {
+  for (const f of c.files) {
+    const file = shaders.get(f.virtualPath)?.file;
+    if (file === undefined) return false;
+    const bytes = await fsp.readFile(file).catch(() => undefined);
+    if (bytes === undefined || hashHex(xxh64(bytes)) !== f.hash) return false;
+  }
+  return true;
+}
 
 /** Bump when what a permutation's cached code means changes (arguments given to the compiler...). */
 export const SHADER_COOK_VERSION = 1;
@@ -263,6 +275,14 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
           w.code = res.code;
           compiled++;
           compiledList.push(describePermutation(w.id));
+          // The compiler read the files itself, after the scan hashed them: an edit in between
+          // (an editor saving in place) would file this code under the key of bytes it was not
+          // compiled from, here and in the shared cache. Shipped, not cached; the edit's own
+          // re-cook compiles it under its key.
+          if (!(await closureUnchanged(closures.get(w.id.source)!, shaders))) {
+            log.debug({ file: w.file, permutation: describePermutation(w.id) }, 'a shader source changed while it compiled: not cached');
+            return;
+          }
           try {
             await store.put(w.key!, res.code);
           } catch (e) {

@@ -247,6 +247,42 @@ describe('shader cook (glslang + spirv-val, for real)', () => {
     ]);
   });
 
+  it('an include edited while its users compile ships their code but files none of it under the key of the bytes the scan hashed', async () => {
+    const dir = await writeShaderProject(await tempDir(), { 'Content/Materials/BlurMat.lasset': null, 'Content/Materials/Plain.lasset': null }, { ...CONFIG, shaders: { global: [] } });
+    const include = path.join(dir, 'Content/Shaders/Lighting.hlsli');
+    const edited = LIGHTING_HLSLI.replace('max(dot', '0.5 * max(dot');
+    fs.writeFileSync(path.join(dir, 'next.hlsli'), edited);
+    // The real compiler, with the include saved (atomically) just before it reads it: after the scan hashed it.
+    const fake = path.join(dir, 'edit-then-compile.sh');
+    fs.writeFileSync(
+      fake,
+      `#!/bin/sh\nif [ "$1" = "--version" ]; then exec glslangValidator --version; fi\ncp ${path.join(dir, 'next.hlsli')} ${include}.tmp && mv ${include}.tmp ${include}\nexec glslangValidator "$@"\n`,
+      { mode: 0o755 },
+    );
+    const c = await Cooker.open({ projectDir: dir });
+    const real = (await detectCompiler()) as ShaderCompiler;
+    const plan = c.plan();
+    const rock = plan.packages.filter((p) => p.record.guid === GUIDS.rock);
+    c.shaders.scan();
+    const problems: string[] = [];
+    const store = path.join(dir, 'Intermediates', 'ShaderCache');
+    const spv = () => (fs.existsSync(store) ? fs.readdirSync(store).filter((n) => n.endsWith('.spv')) : []);
+    const raced = await cookShaders({ config: c.config, shaders: c.shaders, packages: rock, chunks: plan.chunks, report: (e) => problems.push(e.message), compiler: { ...real, exe: fake } });
+    expect(problems).toEqual([]);
+    expect(raced).toMatchObject({ ok: true, permutations: 2, compiled: 2 });
+    // Compiled from the edited include (shipped), but cached under no key: the scan's key names the old bytes.
+    expect(spv()).toEqual([]);
+
+    // The edit's own re-cook (a fresh scan) compiles the same code under its key, and caches it.
+    c.shaders.scan();
+    const after = await cookShaders({ config: c.config, shaders: c.shaders, packages: rock, chunks: plan.chunks, report: (e) => problems.push(e.message), compiler: real });
+    c.close();
+    expect(problems).toEqual([]);
+    expect(after).toMatchObject({ ok: true, compiled: 2, cached: 0 });
+    expect(spv()).toHaveLength(2);
+    expect(Buffer.from(after.allBytes).equals(Buffer.from(raced.allBytes))).toBe(true);
+  });
+
   it('parses glslang diagnostics, GLSL columns from the quoted token', () => {
     const d = parseDiagnostics("ERROR: /x/y.hlsl:3: 'declaration' : Expected \n/x/y.hlsl(3): error at column 4, HLSL parsing failed.\nERROR: 2 compilation errors.  No code generated.\n", '/x/y.hlsl');
     expect(d).toEqual([{ file: '/x/y.hlsl', line: 3, column: 5, message: "'declaration' : Expected" }]);
