@@ -1082,7 +1082,17 @@ export class Cooker {
     );
     if (opts.report !== false) {
       // The report is a view of the cook: failing to write it is a warning, never a failed cook.
-      const input = { config, summary, plan, roots: plan.roots, records: plan.records };
+      // records: read only if the body is built again (a getter: plan.records is every record).
+      const input = {
+        config,
+        summary,
+        plan,
+        roots: plan.roots,
+        get records() {
+          return plan.records;
+        },
+        recordsIdentity: this.registry.contentIdentity,
+      };
       summary.report = await writeCookReport(input).catch((e: unknown) => {
         this.report(isLuminaError(e) ? e : errors.ioFailed(reportFiles(config).html, 'write', e), 'warning', problems);
         return undefined;

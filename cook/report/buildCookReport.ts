@@ -125,6 +125,12 @@ export interface ReportInput {
   roots: readonly CookRoot[];
   /** Every record (for referrers and reference targets); the registry's `all()`. */
   records: Iterable<AssetRecord>;
+  /**
+   * The registry's `contentIdentity` when it has one: it names every record exactly (the cache
+   * files the scan left), so the body's key takes it instead of reading each record (a no-op at
+   * 100k would otherwise thaw them all only to hash them).
+   */
+  recordsIdentity?: string;
   now?: Date;
   /** List every asset up to this many; above it the report is bounded (default REPORT_ASSET_LIMIT). */
   assetLimit?: number;
@@ -415,9 +421,13 @@ export function reportBodyKey(input: ReportInput): string | undefined {
     '\n',
   );
   for (const r of input.roots) parts.push(`${r.guid} ${r.chunk} ${r.reason}\n`);
-  for (const r of input.records) {
-    parts.push(`${r.guid}\t${r.kind}\t${r.hash}\t${r.virtualPath}\t${r.file}\n`);
-    if (parts.length >= 4096) flush();
+  if (input.recordsIdentity !== undefined) {
+    parts.push(`registry ${input.recordsIdentity}\n`);
+  } else {
+    for (const r of input.records) {
+      parts.push(`${r.guid}\t${r.kind}\t${r.hash}\t${r.virtualPath}\t${r.file}\n`);
+      if (parts.length >= 4096) flush();
+    }
   }
   for (const a of summary.assetReports) {
     parts.push(`${a.guid}\t${a.chunk}\t${a.via}\t${a.bytesIn}\t${a.bytesOut}\n`);

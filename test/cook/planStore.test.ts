@@ -170,6 +170,29 @@ describe('the stored cook plan', () => {
     }
   });
 
+  it('a no-op on the stored plan with the report reuses the report body without building every record', async () => {
+    await settle();
+    const withReport = async () => {
+      const c = await Cooker.open({ projectDir: dir });
+      try {
+        const s = await c.cook();
+        return { from: c.lastPlanFrom, reused: s.report?.reused };
+      } finally {
+        c.close();
+      }
+    };
+    // The first report after cooks without one builds its body (every record, for referrers).
+    await withReport();
+    // The body's key names the records by the registry's identity: nothing to thaw when it matches.
+    const all = vi.spyOn(AssetRegistry.prototype, 'all');
+    try {
+      expect(await withReport()).toEqual({ from: 'stored', reused: true });
+      expect(all).not.toHaveBeenCalled();
+    } finally {
+      all.mockRestore();
+    }
+  });
+
   it('is planned again when a package is edited (a new dependency)', async () => {
     await settle();
     await writeFixture(dir, 'Content/Maps/Main.lasset', main([0, 1, 3, 9], [2]));
