@@ -157,15 +157,9 @@ export class MaterialsTable {
       const r = HEADER + k * RECORD;
       out.write(guids[i], r, 16, 'hex');
       out.write(hashes[i], r + 16, 8, 'hex');
-      const b = blobs[i];
-      out.writeUInt32LE(at, r + 24);
-      out.writeUInt32LE(b?.byteLength ?? 0, r + 28);
-      if (b?.byteLength) {
-        out.set(b, blobAt + at);
-        at += b.byteLength;
-      }
+      at = putBlob(out, r, blobAt, at, blobs[i]);
     });
-    out.writeBigUInt64LE(xxh64(out.subarray(0, out.byteLength - FOOTER)), out.byteLength - FOOTER);
+    sealTable(out);
     return new MaterialsTable(out, count, blobAt, blobSize);
   }
 
@@ -193,16 +187,9 @@ export class MaterialsTable {
     for (const c of changes) out.write(c.hash, HEADER + c.i * RECORD + 16, 8, 'hex');
     let at = 0;
     for (let k = 0; k < count; k++) {
-      const r = HEADER + k * RECORD;
-      const b = blobOfRecord(k);
-      out.writeUInt32LE(at, r + 24);
-      out.writeUInt32LE(b?.byteLength ?? 0, r + 28);
-      if (b?.byteLength) {
-        out.set(b, blobAt + at);
-        at += b.byteLength;
-      }
+      at = putBlob(out, HEADER + k * RECORD, blobAt, at, blobOfRecord(k));
     }
-    out.writeBigUInt64LE(xxh64(out.subarray(0, out.byteLength - FOOTER)), out.byteLength - FOOTER);
+    sealTable(out);
     return new MaterialsTable(out, count, blobAt, blobSize);
   }
 
@@ -535,4 +522,18 @@ function materialOf(props: Property[], objectPath: string): { source?: string; d
   }
   if (source === undefined && defines.length) return { field: 'ShaderDefines', message: `material ${objectPath} has ShaderDefines but no ShaderSource` };
   return { source, defines };
+}
+
+/** The record at `r` gets its blob's offset and length, the blob goes at `blobAt + at`; returns the next offset. */
+function putBlob(out: Buffer, r: number, blobAt: number, at: number, b: Uint8Array | undefined): number {
+  out.writeUInt32LE(at, r + 24);
+  out.writeUInt32LE(b?.byteLength ?? 0, r + 28);
+  if (!b?.byteLength) return at;
+  out.set(b, blobAt + at);
+  return at + b.byteLength;
+}
+
+/** The table's footer: the xxh64 of everything before it. */
+function sealTable(out: Buffer): void {
+  out.writeBigUInt64LE(xxh64(out.subarray(0, out.byteLength - FOOTER)), out.byteLength - FOOTER);
 }
