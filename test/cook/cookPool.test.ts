@@ -12,7 +12,7 @@ import { generateProject } from '../../samples/index.js';
 import { encodeProperties } from '../../src/format/properties.js';
 import { hard, prop } from '../../src/format/packageBuilder.js';
 import { initHash } from '../../src/util/hash.js';
-import { asset, g, listFiles, tempDir, writeFixture, writeProject } from './helpers.js';
+import { asset, g, outputBytes, tempDir, writeFixture, writeProject } from './helpers.js';
 
 beforeAll(initHash);
 const dirs: string[] = [];
@@ -38,14 +38,6 @@ async function cook(dir: string, exitOn?: string) {
   }
 }
 
-async function bytesOf(dir: string): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
-  for (const sub of ['Saved/Paks', 'Saved/Cooked']) {
-    for (const rel of await listFiles(path.join(dir, sub))) out.set(`${sub}/${rel}`, await fsp.readFile(path.join(dir, sub, rel)));
-  }
-  return out;
-}
-
 describe('cook worker pool', () => {
   it('cooks the same bytes with 1 worker and with 3: every pak and every cooked file', async () => {
     const one = await tempDir('lumina-pool1-');
@@ -64,8 +56,8 @@ describe('cook worker pool', () => {
     expect(b.summary.cooked).toBe(a.summary.cooked);
     expect(a.workers).toBe(1);
     expect(b.workers).toBe(3);
-    const x = await bytesOf(one);
-    const y = await bytesOf(three);
+    const x = await outputBytes(one);
+    const y = await outputBytes(three);
     expect([...y.keys()]).toEqual([...x.keys()]);
     expect([...x.keys()].filter((k) => k.endsWith('.pak')).length).toBeGreaterThan(0);
     const differ = [...x.keys()].filter((k) => !x.get(k)!.equals(y.get(k)!));
@@ -198,8 +190,8 @@ describe('cook worker pool', () => {
     await fsp.rm(path.join(fresh, 'Intermediates'), { recursive: true });
     const clean = await cook(fresh);
     expect(clean.workers).toBeGreaterThan(0);
-    const x = await bytesOf(dir);
-    const y = await bytesOf(fresh);
+    const x = await outputBytes(dir);
+    const y = await outputBytes(fresh);
     expect([...y.keys()]).toEqual([...x.keys()]);
     expect([...x.keys()].filter((k) => !x.get(k)!.equals(y.get(k)!))).toEqual([]);
   });

@@ -50,6 +50,15 @@ export function asset(guid: string, name: string, opts: Partial<PackageSpec['exp
   return { imports: imports ?? [], exports: [{ guid, name, className: '/Script/Engine.CStaticMesh', ...exp }] };
 }
 
+/** Every file under the project's `subs` folders (by default what a cook writes: the paks and the cooked files), keyed `<sub>/<relative path>`. */
+export async function outputBytes(dir: string, subs: readonly string[] = ['Saved/Paks', 'Saved/Cooked']): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  for (const sub of subs) {
+    for (const rel of await listFiles(path.join(dir, sub))) out.set(`${sub}/${rel}`, await fsp.readFile(path.join(dir, sub, rel)));
+  }
+  return out;
+}
+
 /** List a folder recursively as sorted relative paths with `/`. */
 export async function listFiles(dir: string): Promise<string[]> {
   const out: string[] = [];

@@ -18,7 +18,7 @@ import { Cooker } from '../../cook/Cooker.js';
 import { ProgressBus } from '../../src/log/events.js';
 import { initHash } from '../../src/util/hash.js';
 import { leanHeapOn } from '../../src/util/leanHeap.js';
-import { listFiles, tempDir } from './helpers.js';
+import { outputBytes, tempDir } from './helpers.js';
 import { copySampleProject } from '../helpers/sampleProject.js';
 
 const ROCK = 'Saved/Cooked/Game/Meshes/Rock.lasset';
@@ -71,12 +71,6 @@ async function cookDamagingRock(dir: string) {
   }
 }
 
-async function bytesOf(dir: string, sub: string): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
-  for (const rel of await listFiles(path.join(dir, sub))) out.set(rel, await fsp.readFile(path.join(dir, sub, rel)));
-  return out;
-}
-
 describe('a lean (very large) full cook', () => {
   it('a normal cook keeps its workers to the paks and ships the outputs it held (the damage after the loop goes unseen)', async () => {
     delete process.env.LUMINA_LEAN_HEAP;
@@ -103,20 +97,19 @@ describe('a lean (very large) full cook', () => {
     const invalid = summary.problems.filter((p) => p.code === 'COOKED_INVALID');
     expect(invalid.map((p) => path.relative(leanDir, p.file!))).toEqual([ROCK]);
 
-    const normalPaks = await bytesOf(normalDir, 'Saved/Paks');
-    const leanPaks = await bytesOf(leanDir, 'Saved/Paks');
+    const normalPaks = await outputBytes(normalDir, ['Saved/Paks']);
+    const leanPaks = await outputBytes(leanDir, ['Saved/Paks']);
     expect([...leanPaks.keys()]).toEqual([...normalPaks.keys()]);
     expect([...normalPaks.keys()].some((k) => k.endsWith('.pak'))).toBe(true);
     expect([...normalPaks.keys()].filter((k) => !normalPaks.get(k)!.equals(leanPaks.get(k)!))).toEqual([]);
     // Every cooked file the same, Rock's too now that it was cooked again (the normal cook's Rock is the damaged one).
-    const normalCooked = await bytesOf(normalDir, 'Saved/Cooked');
-    const leanCooked = await bytesOf(leanDir, 'Saved/Cooked');
+    const normalCooked = await outputBytes(normalDir, ['Saved/Cooked']);
+    const leanCooked = await outputBytes(leanDir, ['Saved/Cooked']);
     expect([...leanCooked.keys()]).toEqual([...normalCooked.keys()]);
-    const rock = ROCK.slice('Saved/Cooked/'.length);
-    expect([...normalCooked.keys()].filter((k) => k !== rock && !normalCooked.get(k)!.equals(leanCooked.get(k)!))).toEqual([]);
+    expect([...normalCooked.keys()].filter((k) => k !== ROCK && !normalCooked.get(k)!.equals(leanCooked.get(k)!))).toEqual([]);
     // The damage flips bytes with XOR: done twice it gives the good file back.
-    expect(leanCooked.get(rock)!.equals(normalCooked.get(rock)!)).toBe(false);
+    expect(leanCooked.get(ROCK)!.equals(normalCooked.get(ROCK)!)).toBe(false);
     damage(path.join(normalDir, ROCK));
-    expect(leanCooked.get(rock)!.equals(fs.readFileSync(path.join(normalDir, ROCK)))).toBe(true);
+    expect(leanCooked.get(ROCK)!.equals(fs.readFileSync(path.join(normalDir, ROCK)))).toBe(true);
   });
 });

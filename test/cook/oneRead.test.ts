@@ -16,7 +16,7 @@ import { hard, prop } from '../../src/format/packageBuilder.js';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
 import { KeptSources } from '../../src/registry/keptSources.js';
 import { hashHex, initHash, xxh64 } from '../../src/util/hash.js';
-import { asset, g, listFiles, tempDir, writeFixture, writeProject } from './helpers.js';
+import { asset, g, outputBytes, tempDir, writeFixture, writeProject } from './helpers.js';
 
 beforeAll(initHash);
 const dirs: string[] = [];
@@ -40,14 +40,6 @@ async function scanOnce(dir: string, keep?: KeptSources) {
   } finally {
     registry.close();
   }
-}
-
-async function bytesOf(dir: string): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
-  for (const sub of ['Saved/Paks', 'Saved/Cooked']) {
-    for (const rel of await listFiles(path.join(dir, sub))) out.set(`${sub}/${rel}`, await fsp.readFile(path.join(dir, sub, rel)));
-  }
-  return out;
 }
 
 describe('one read per source', () => {
@@ -115,8 +107,8 @@ describe('one read per source', () => {
     expect(a.ok).toBe(true);
     expect(a.cooked).toBeGreaterThan(100);
     expect(b.cooked).toBe(a.cooked);
-    const x = await bytesOf(kept);
-    const y = await bytesOf(read);
+    const x = await outputBytes(kept);
+    const y = await outputBytes(read);
     expect([...y.keys()]).toEqual([...x.keys()]);
     expect([...x.keys()].filter((k) => k.endsWith('.pak')).length).toBe(a.paks.length);
     expect([...x.keys()].filter((k) => !x.get(k)!.equals(y.get(k)!))).toEqual([]);
