@@ -452,7 +452,7 @@ export class Cooker {
       const plan = carried === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, carried, registry);
       if (plan) {
         // The fingerprints name the records' hashes: those of the files changed are new.
-        stored = { ...plan, fingerprints: shippedFingerprints([...plan.packages, ...plan.textAssets].map((a) => a.record)) };
+        stored = { ...plan, fingerprints: planFingerprints(plan) };
         this.planWrite = storePlan(this.config.intermediatesDir, key, stored);
         this.lastPlanFrom = 'carried';
       }
@@ -467,7 +467,7 @@ export class Cooker {
     this.lastPlanFrom = 'planned';
     const clashes = primaryNameClashes({ all: () => plan.records }, this.config);
     if (key === undefined) return { ...plan, clashes };
-    const fingerprints = shippedFingerprints([...plan.packages, ...plan.textAssets].map((a) => a.record));
+    const fingerprints = planFingerprints(plan);
     this.planWrite = storePlan(this.config.intermediatesDir, key, { ...plan, clashes, fingerprints });
     return { ...plan, clashes, fingerprints };
   }
@@ -1131,6 +1131,11 @@ function rootFileCandidates(config: ProjectConfig, root: string): string[] {
     out.push(path.resolve(m.dir, ...rel.split('/')) + '.lasset');
   }
   return out;
+}
+
+/** The fingerprints of what a plan ships (its packages and text assets), as the sweep and the registry output use them. */
+function planFingerprints(plan: Pick<CookPlan, 'packages' | 'textAssets'>): ReturnType<typeof shippedFingerprints> {
+  return shippedFingerprints([...plan.packages, ...plan.textAssets].map((a) => a.record));
 }
 
 /**
