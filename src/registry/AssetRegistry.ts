@@ -790,8 +790,6 @@ export class AssetRegistry {
   private async finish(batch: Batch, result: ScanResult, allDuplicates: boolean, t0: number, wantChange = false): Promise<{ result: ScanResult; change: RegistryChange }> {
     const change = this.apply(batch, result, allDuplicates, wantChange);
     this.batchOpen = false;
-    // Anything read, re-hashed or removed: the assets are no longer the loaded cache's. A full scan
-    // that changed nothing makes them exactly that (contentIdentity).
     // Anything read, re-hashed or removed by an update: the assets are no longer named. A full scan
     // names what it leaves saved (contentIdentity): what a fresh open of the cache files, and a
     // scan that then reads nothing, will have.
