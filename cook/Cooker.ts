@@ -358,6 +358,7 @@ export class Cooker {
     // the stale outputs by a full cook). Temps of a live writer stay.
     await sweepTempFiles(config.paksDir);
     await sweepTempFiles(config.intermediatesDir);
+    await sweepTempFiles(path.dirname(reportFiles(config).html));
 
     const scanProblems: Array<CookProblem & { guid?: string }> = [];
     let registry = opts.registry;

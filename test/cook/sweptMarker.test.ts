@@ -77,6 +77,20 @@ describe('the swept marker of Saved/Cooked', () => {
     expect(fs.existsSync(byHand)).toBe(true);
   });
 
+  it('opening the project removes the temp files a killed run left beside the paks, the caches and the report, not a live writer\'s', async () => {
+    // Temps of a writer that is gone (pid 2^22 + 1 is above Linux's pid_max), and one of this live process.
+    const gone = ['Saved/Paks/Main.pak', 'Intermediates/CookCache.bin', 'Saved/Reports/cook.html'].map((rel) => path.join(dir, `${rel}${TEMP_MARKER}4194305-0-0`));
+    const live = path.join(dir, `Saved/Reports/cook.json${TEMP_MARKER}${process.pid}-0-0`);
+    for (const f of [...gone, live]) {
+      await fsp.mkdir(path.dirname(f), { recursive: true });
+      await fsp.writeFile(f, 'half');
+    }
+    (await Cooker.open({ projectDir: dir })).close();
+    expect(gone.filter((f) => fs.existsSync(f))).toEqual([]);
+    expect(fs.existsSync(live)).toBe(true);
+    await fsp.rm(live);
+  });
+
   it('goes with the first write into Saved/Cooked, so the next cook sweeps what was left there', async () => {
     const stray = path.join(cooked, 'Game/Meshes/Stray.lasset');
     writeOutput(stray, new Uint8Array([1, 2, 3]));
