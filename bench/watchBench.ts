@@ -21,7 +21,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TEXTURE_CLASS } from '../cook/textureExport.js';
+import { TEXTURE_CLASS } from '../cook/textureClass.js';
 import { MountedPaks } from '../pak/MountedPaks.js';
 import { PakReader } from '../pak/PakReader.js';
 import { generateProject } from '../samples/index.js';

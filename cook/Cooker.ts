@@ -54,7 +54,7 @@ import { CACHE_FILE_NAME, CookCache, emptyHitView, JOURNAL_FILE_NAME, type Cache
 import { CookPool, type WorkerSettings } from './pool/CookPool.js';
 import { KeptSources } from '../src/registry/keptSources.js';
 import { HeldResults, type AssetReportFields } from './heldResults.js';
-import { TEXTURE_CLASS } from './textureExport.js';
+import { TEXTURE_CLASS } from './textureClass.js';
 import { TEXTURES_IN_FLIGHT } from './texture/index.js';
 import { writeCookedRegistry } from './cookedRegistryOutput.js';
 import { readSweptMarker, registryFromMarker, removeStale, shippedFingerprints, SWEPT_MARKER_FILE, writeIfChanged, writeSweptMarker } from './cookedOutputs.js';

@@ -20,7 +20,7 @@ import type { CacheCheck, CacheEntry, CookCache, RecookReason } from './cookCach
 import { cookKeyFor, cookKeyParts, settingsHashes, type CookKey, type CookKeyInput, type CookKeyParts, type CookSettingsHashes } from './cookKey.js';
 import { asCookError, cookPackageSource, type PackageCookOutcome } from './cookPackageSource.js';
 import type { PackageMaterials } from './shaders/materials.js';
-import { TEXTURE_CLASS } from './textureExport.js';
+import { TEXTURE_CLASS } from './textureClass.js';
 import { ClassSchemas } from '../src/schemas/classSchemas.js';
 import { loadSchemas } from '../src/schemas/loadSchemas.js';
 

@@ -13,7 +13,8 @@ import type { TextureConfig } from '../config/index.js';
 import type { ClassSchemas } from '../src/schemas/classSchemas.js';
 import { materialsOfPackage, type PackageMaterials } from './shaders/materials.js';
 import { cookPackageBytes } from './stripPackage.js';
-import { TEXTURE_CLASS, textureTransform } from './textureExport.js';
+import { TEXTURE_CLASS } from './textureClass.js';
+import { textureTransform } from './textureExport.js';
 
 /** The settings a package cook reads (the AssetCookContext's, minus the cache). */
 export interface PackageCookSettings {

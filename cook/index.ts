@@ -18,4 +18,5 @@ export { planCook, compareChunks, MAIN_CHUNK } from './planCook.js';
 export type { AssetLookup, CookPlan, CookRoot, PlannedAsset } from './planCook.js';
 export { cookPackageBytes, stripReason, STRIP_OBJECT_FLAGS } from './stripPackage.js';
 export type { CookedPackageBytes, StripOptions } from './stripPackage.js';
-export { readTextureSettings, textureTransform, TEXTURE_CLASS } from './textureExport.js';
+export { readTextureSettings, textureTransform } from './textureExport.js';
+export { TEXTURE_CLASS } from './textureClass.js';

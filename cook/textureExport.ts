@@ -8,8 +8,8 @@ import { basisuIdentity, cookTexture, resolveBasisu, type CookTextureOptions, ty
 import { errors } from '../src/errors.js';
 import type { TextureConfig } from '../config/index.js';
 import type { LoadedPackage, Property } from '../src/format/packageTypes.js';
+import { TEXTURE_CLASS } from './textureClass.js';
 
-export const TEXTURE_CLASS = '/Script/Engine.CTexture';
 
 /** Settings an asset leaves out: sRGB colour, no mips, the default compression. */
 const DEFAULT_SETTINGS: TextureSettings = { srgb: true, generateMips: false, compression: 'ETextureCompression::Default' };

@@ -9,9 +9,9 @@ import type { Argv, CommandModule } from 'yargs';
 import { errors } from '../../src/errors.js';
 import { ProgressBar } from '../../src/log/progressBar.js';
 import { ProgressBus } from '../../src/log/events.js';
-import { patchOutput } from './pak.js';
-import { cookProject, type CookSummary } from '../../cook/cookProject.js';
-import { patchProject } from '../../cook/patchProject.js';
+// The cook engine, the patch writer and the pak command are loaded when a cook starts, not
+// before: a usage error or --help answers without loading them (~1 s of module loading).
+import type { CookSummary } from '../../cook/cookProject.js';
 import { cliLogger, formatBytes, outputSettings, printOutput } from '../commandOutput.js';
 import { loadConfig } from '../../config/index.js';
 import { remoteCacheUrlProblem } from '../../config/schema.js';
@@ -127,6 +127,7 @@ export async function runCook(args: CookArgs): Promise<CookSummary> {
       }
     }
     if (args.shardCosts !== undefined && !shard) throw errors.usage('--shard-costs balances a sharded cook: pass it with --shard i/N');
+    const { cookProject } = await import('../../cook/cookProject.js');
     summary = await cookProject({ projectDir, ci: args.ci, release: args.release, log, bus, signal: ac.signal, remoteCache, shard, shardCosts: args.shardCosts });
   } finally {
     process.off('SIGINT', onSignal);
@@ -185,6 +186,7 @@ export const patchCommand: CommandModule<object, PatchArgs> = {
       .option('out', { type: 'string', demandOption: true, describe: 'patch pak to write' })
       .option('mount-point', { type: 'string', default: '/' }) as unknown as Argv<PatchArgs>,
   handler: async (a) => {
+    const [{ patchProject }, { patchOutput }] = await Promise.all([import('../../cook/patchProject.js'), import('./pak.js')]);
     const r = await patchProject({
       projectDir: path.resolve(a.project ?? '.'),
       base: a.base,

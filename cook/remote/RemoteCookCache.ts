@@ -25,7 +25,7 @@ import type { AssetRecord } from '../../src/registry/types.js';
 import type { ProjectConfig } from '../../config/index.js';
 import { cookKeyFor, settingsHashes, type CookKeyParts, type CookSettingsHashes } from '../cookKey.js';
 import type { CookStore, CookStorePublish, CookStoreRequest, StoredCook } from '../CookStore.js';
-import { TEXTURE_CLASS } from '../textureExport.js';
+import { TEXTURE_CLASS } from '../textureClass.js';
 import { decodeActionResult, encodeActionResult } from './actionResult.js';
 import { RemoteCacheClient, RemoteRequestError, sha256Hex, type RemoteFailureKind } from './RemoteCacheClient.js';
 import { remoteCookKey } from './remoteKey.js';

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { errors } from '../../src/errors.js';
 import type { PlannedAsset } from '../planCook.js';
-import { TEXTURE_CLASS } from '../textureExport.js';
+import { TEXTURE_CLASS } from '../textureClass.js';
 
 /** Shard `index` (0-based) of `count`. */
 export interface ShardSpec {
