@@ -5,7 +5,9 @@
  *
  * Each compile and each validation is a child process with a timeout, started through
  * src/util/runChild (own process group, SIGKILLed as a group on timeout, bounded pool of CPU
- * slots), and never through a shell: arguments are an argv array. Defines are still checked
+ * slots), and never through a shell: arguments are an argv array. They start from the spawn
+ * helper (runChild's `viaHelper`): a fork of the cook's large process per run cost more main-thread
+ * time than the compiles themselves (src/util/spawnHelper.ts). Defines are still checked
  * against a strict pattern ({@link checkDefine}) so nothing a material says can become an option.
  *
  * What each tool is told:
@@ -106,7 +108,7 @@ async function versionOf(exe: string, args: string[], known: ToolVersions): Prom
   const seen = key === undefined ? undefined : known.entries.get(key);
   if (seen !== undefined) return seen;
   try {
-    const run = await runChild(exe, args, { timeoutMs: VERSION_TIMEOUT_MS, maxStdoutBytes: 1 << 16, slots: null });
+    const run = await runChild(exe, args, { timeoutMs: VERSION_TIMEOUT_MS, maxStdoutBytes: 1 << 16, slots: null, viaHelper: true });
     if (run.code !== 0) return undefined;
     if (key !== undefined) {
       known.entries.set(key, run.output);
@@ -242,7 +244,7 @@ export async function compileShader(compiler: ShaderCompiler, job: CompileJob): 
   const out = outPath();
   let run: ChildRun;
   try {
-    run = await runChild(compiler.exe, compileArgs(compiler, job, out), { timeoutMs: job.timeoutMs, signal: job.signal, cwd: path.dirname(job.file) });
+    run = await runChild(compiler.exe, compileArgs(compiler, job, out), { timeoutMs: job.timeoutMs, signal: job.signal, cwd: path.dirname(job.file), viaHelper: true });
   } catch (e) {
     return { ok: false, kind: 'crash', why: `${compiler.exe} could not be started: ${(e as Error).message}` };
   }
@@ -276,7 +278,7 @@ export async function compileShader(compiler: ShaderCompiler, job: CompileJob): 
 export async function validateSpirv(compiler: Pick<ShaderCompiler, 'validatorExe'>, code: Uint8Array, job: Pick<CompileJob, 'timeoutMs' | 'signal'>): Promise<string | undefined> {
   let run: ChildRun;
   try {
-    run = await runChild(compiler.validatorExe, ['--target-env', 'vulkan1.0', '-'], { timeoutMs: job.timeoutMs, signal: job.signal, input: code });
+    run = await runChild(compiler.validatorExe, ['--target-env', 'vulkan1.0', '-'], { timeoutMs: job.timeoutMs, signal: job.signal, input: code, viaHelper: true });
   } catch (e) {
     return `spirv-val could not be started: ${(e as Error).message}`;
   }

@@ -26,6 +26,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { Semaphore } from './semaphore.js';
+import { killGroupByPid, runInHelper, type HelperRun } from './spawnHelper.js';
 
 export interface RunChildOptions {
   cwd?: string;
@@ -42,6 +43,12 @@ export interface RunChildOptions {
   maxStdoutBytes?: number;
   /** Aborting kills the run. */
   signal?: AbortSignal;
+  /**
+   * Start the child from a small helper process (src/util/spawnHelper.ts) instead of this one: a
+   * fork of a large process costs tens of milliseconds and a copy-on-write fault per page after.
+   * Same semantics (group kill, timeout, drained output, killed with this process). POSIX only.
+   */
+  viaHelper?: boolean;
 }
 
 export interface ChildRun {
@@ -71,6 +78,8 @@ export const childSlots = new Semaphore(Math.max(1, os.availableParallelism()));
 // ---- every live child, so signals and exit can take them down ----
 
 const live = new Set<ChildProcess>();
+/** Runs started by the spawn helper: killed here by group once their pid is known (before that, by the helper). */
+const liveHelperRuns = new Set<HelperRun>();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 let hooked = false;
 
@@ -93,6 +102,7 @@ function killGroup(child: ChildProcess): void {
 /** SIGKILL every running child's process group (used on exit and on signals). */
 export function killAllChildren(): void {
   for (const c of live) killGroup(c);
+  for (const r of liveHelperRuns) if (r.pid !== undefined) killGroupByPid(r.pid);
 }
 
 function onSignal(sig: NodeJS.Signals): void {
@@ -127,7 +137,7 @@ export async function runChild(exe: string, args: readonly string[], opts: RunCh
   const slots = opts.slots === undefined ? childSlots : opts.slots;
   const held = slots ? await slots.acquire(opts.threads ?? 1) : 0;
   try {
-    return await spawnOnce(exe, args, opts);
+    return opts.viaHelper && process.platform !== 'win32' ? await spawnViaHelper(exe, args, opts) : await spawnOnce(exe, args, opts);
   } finally {
     if (slots) slots.release(held);
   }
@@ -158,7 +168,7 @@ function spawnOnce(exe: string, args: readonly string[], opts: RunChildOptions):
         windowsHide: true,
       });
     } catch (e) {
-      if (live.size === 0) unhook();
+      if (live.size === 0 && liveHelperRuns.size === 0) unhook();
       reject(e);
       return;
     }
@@ -213,7 +223,7 @@ function spawnOnce(exe: string, args: readonly string[], opts: RunChildOptions):
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
       live.delete(child);
-      if (live.size === 0) unhook();
+      if (live.size === 0 && liveHelperRuns.size === 0) unhook();
       resolve({ code, signal, timedOut, aborted, stdoutOverflow, stdout: Buffer.concat(stdoutParts), output, ms: performance.now() - started });
     };
     child.on('error', (e) => {
@@ -222,7 +232,7 @@ function spawnOnce(exe: string, args: readonly string[], opts: RunChildOptions):
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
       live.delete(child);
-      if (live.size === 0) unhook();
+      if (live.size === 0 && liveHelperRuns.size === 0) unhook();
       reject(e);
     });
     // 'close' waits for the pipes too, so the output is complete. After a kill, something outside
@@ -236,6 +246,31 @@ function spawnOnce(exe: string, args: readonly string[], opts: RunChildOptions):
     });
     if (child.pid !== undefined) live.add(child);
   });
+}
+
+/** spawnOnce through the spawn helper: the helper holds the child; this process keeps its pid for the exit and signal kills. */
+async function spawnViaHelper(exe: string, args: readonly string[], opts: RunChildOptions): Promise<ChildRun> {
+  if (opts.signal?.aborted) return { code: null, signal: null, timedOut: false, aborted: true, stdoutOverflow: false, stdout: Buffer.alloc(0), output: '', ms: 0 };
+  const started = performance.now();
+  hook();
+  let run: HelperRun;
+  try {
+    run = runInHelper({ exe, args, cwd: opts.cwd ?? process.cwd(), env: { ...(opts.env ?? process.env) }, timeoutMs: opts.timeoutMs, input: opts.input, maxStdoutBytes: opts.maxStdoutBytes ?? 0 });
+  } catch (e) {
+    if (live.size === 0 && liveHelperRuns.size === 0) unhook();
+    throw e;
+  }
+  liveHelperRuns.add(run);
+  const onAbort = () => run.abort();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const r = await run.done;
+    return { ...r, ms: performance.now() - started };
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    liveHelperRuns.delete(run);
+    if (live.size === 0 && liveHelperRuns.size === 0) unhook();
+  }
 }
 
 export interface RetryOptions extends RunChildOptions {

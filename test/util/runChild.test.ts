@@ -26,17 +26,20 @@ function forkAndHang(pidfile: string): string[] {
   return ['-c', `echo $$ >> '${pidfile}'; sleep 3000 & echo $! >> '${pidfile}'; wait`];
 }
 
-describe('runChild', () => {
+describe.each([
+  ['direct', false],
+  ['through the spawn helper', true],
+] as const)('runChild (%s)', (_, viaHelper) => {
   it('a run past its timeout is killed with its whole process group, and says so', async () => {
-    const run = await runChild('/bin/sh', ['-c', 'sleep 3000'], { timeoutMs: 300 });
+    const run = await runChild('/bin/sh', ['-c', 'sleep 3000'], { viaHelper, timeoutMs: 300 });
     expect({ timedOut: run.timedOut, code: run.code, signal: run.signal }).toEqual({ timedOut: true, code: null, signal: 'SIGKILL' });
     expect(describeChildFailure('/bin/sh', { ...run, attempts: 2 }, { timeoutMs: 300, name: 'sh' })).toBe('sh timed out after 300 ms and was killed (2 attempts)');
   });
 
   it('kills the helpers a child forked, not only the child (abort takes the same path as a timeout)', async () => {
-    const pidfile = path.join(tmp, 'group.pids');
+    const pidfile = path.join(tmp, `group-${viaHelper}.pids`);
     const ac = new AbortController();
-    const done = runChild('/bin/sh', forkAndHang(pidfile), { timeoutMs: 600_000, signal: ac.signal });
+    const done = runChild('/bin/sh', forkAndHang(pidfile), { viaHelper, timeoutMs: 600_000, signal: ac.signal });
     await waitFor(() => readPids(pidfile).length === 2, 'the shell and its helper to start');
     ac.abort();
     const run = await done;
@@ -48,32 +51,33 @@ describe('runChild', () => {
 
   it('drains stdout and stderr: a child writing megabytes to both does not block', async () => {
     const run = await runChild(process.execPath, ['-e', "const b = 'x'.repeat(1 << 20); for (let i = 0; i < 8; i++) { process.stdout.write(b); process.stderr.write(b); }"], {
+      viaHelper,
       timeoutMs: 600_000,
     });
     expect({ code: run.code, timedOut: run.timedOut, tail: run.output.length, kept: run.stdout.byteLength }).toEqual({ code: 0, timedOut: false, tail: 8192, kept: 0 });
   });
 
   it('keeps stdout when asked, and kills a child that writes more than allowed', async () => {
-    const ok = await runChild(process.execPath, ['-e', "process.stdout.write('hello')"], { timeoutMs: 600_000, maxStdoutBytes: 1024 });
+    const ok = await runChild(process.execPath, ['-e', "process.stdout.write('hello')"], { viaHelper, timeoutMs: 600_000, maxStdoutBytes: 1024 });
     expect(ok.stdout.toString()).toBe('hello');
-    const big = await runChild(process.execPath, ['-e', "setInterval(() => process.stdout.write('y'.repeat(65536)), 1)"], { timeoutMs: 600_000, maxStdoutBytes: 100_000 });
+    const big = await runChild(process.execPath, ['-e', "setInterval(() => process.stdout.write('y'.repeat(65536)), 1)"], { viaHelper, timeoutMs: 600_000, maxStdoutBytes: 100_000 });
     expect({ overflow: big.stdoutOverflow, signal: big.signal, kept: big.stdout.byteLength }).toEqual({ overflow: true, signal: 'SIGKILL', kept: 0 });
   });
 
   it('feeds stdin', async () => {
-    const run = await runChild('/bin/cat', [], { timeoutMs: 600_000, input: new TextEncoder().encode('piped in'), maxStdoutBytes: 100 });
+    const run = await runChild('/bin/cat', [], { viaHelper, timeoutMs: 600_000, input: new TextEncoder().encode('piped in'), maxStdoutBytes: 100 });
     expect(run.stdout.toString()).toBe('piped in');
   });
 
   it('rejects when the program cannot be started', async () => {
-    await expect(runChild(path.join(tmp, 'no-such-tool'), [], { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(runChild(path.join(tmp, 'no-such-tool'), [], { viaHelper, timeoutMs: 1000 })).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('runs share slots: with one slot two runs never overlap', async () => {
-    const log = path.join(tmp, 'slots.log');
+    const log = path.join(tmp, `slots-${viaHelper}.log`);
     const slots = new Semaphore(1);
     const script = `echo start >> '${log}'; sleep 0.2; echo end >> '${log}'`;
-    await Promise.all([0, 1, 2].map(() => runChild('/bin/sh', ['-c', script], { timeoutMs: 600_000, slots })));
+    await Promise.all([0, 1, 2].map(() => runChild('/bin/sh', ['-c', script], { viaHelper, timeoutMs: 600_000, slots })));
     expect(fs.readFileSync(log, 'utf8').trim().split('\n')).toEqual(['start', 'end', 'start', 'end', 'start', 'end']);
   });
 });
@@ -99,8 +103,8 @@ describe('runChildRetrying', () => {
  * its helper: the moment a loaded machine can deschedule the holder between the fork and the
  * rest of runChild's set-up, when a Ctrl-C once left the group running.
  */
-function startHolder(pidfile: string, mode: 'wait' | 'exit' | 'own-handler' | 'sigint-at-spawn') {
-  const script = path.join(tmp, `holder-${mode}.mjs`);
+function startHolder(pidfile: string, mode: 'wait' | 'exit' | 'own-handler' | 'sigint-at-spawn', viaHelper = false) {
+  const script = path.join(tmp, `holder-${mode}-${viaHelper}.mjs`);
   fs.writeFileSync(
     script,
     `import cp from 'node:child_process';
@@ -120,7 +124,7 @@ if (mode === 'sigint-at-spawn') {
 }
 const { runChild } = await import(${JSON.stringify(pathToFileURL(path.join(REPO, 'src/util/runChild.ts')).href)});
 if (mode === 'own-handler') process.on('SIGINT', () => { console.log('handled'); setTimeout(() => process.exit(0), 100); });
-void runChild('/bin/sh', ${JSON.stringify(forkAndHang('PIDFILE'))}.map((a) => a.replaceAll('PIDFILE', pidfile)), { timeoutMs: 600000 });
+void runChild('/bin/sh', ${JSON.stringify(forkAndHang('PIDFILE'))}.map((a) => a.replaceAll('PIDFILE', pidfile)), { timeoutMs: 600000, viaHelper: ${viaHelper} });
 if (mode === 'exit') {
   const t = setInterval(() => {
     if (started()) { clearInterval(t); process.exit(3); }
@@ -193,6 +197,22 @@ describe('children die with the process that started them', () => {
     const { exited } = startHolder(pidfile, 'exit');
     const end = await exited;
     expect(end.code).toBe(3);
+    const pids = readPids(pidfile);
+    expect(pids).toHaveLength(2);
+    await waitFor(() => pids.every(processGone), 'the children to be gone', 10_000);
+  });
+
+  // Through the spawn helper the same four ways end the same, and one more: this process cannot
+  // catch a kill -9, but the helper leaves when its channel closes and takes the children along.
+  it.each(['wait', 'own-handler', 'exit', 'kill -9'] as const)('through the spawn helper: %s', { timeout: 180_000 }, async (how) => {
+    const pidfile = path.join(tmp, `helper-${how.replace(/\W/g, '')}.pids`);
+    const { child, exited } = startHolder(pidfile, how === 'kill -9' ? 'wait' : how, true);
+    await waitFor(() => readPids(pidfile).length === 2, 'the holder to start its child', 120_000);
+    if (how === 'wait' || how === 'own-handler') child.kill('SIGINT');
+    if (how === 'kill -9') child.kill('SIGKILL');
+    const end = await exited;
+    const want = { wait: { code: null, signal: 'SIGINT' }, 'own-handler': { code: 0, signal: null }, exit: { code: 3, signal: null }, 'kill -9': { code: null, signal: 'SIGKILL' } }[how];
+    expect({ code: end.code, signal: end.signal }).toEqual(want);
     const pids = readPids(pidfile);
     expect(pids).toHaveLength(2);
     await waitFor(() => pids.every(processGone), 'the children to be gone', 10_000);
