@@ -172,6 +172,11 @@ export interface CookerOpenOptions {
    * command line's) on top; false: none.
    */
   remoteCache?: Partial<RemoteCacheSettings> | false;
+  /**
+   * A full cook follows right away (cookProject): while the registry scans, another thread stats
+   * the cook cache's outputs for that cook's pass over cache hits (CookCache.prestatOutputs).
+   */
+  prestatOutputs?: boolean;
 }
 
 export interface FullCookOptions {
@@ -363,6 +368,10 @@ export class Cooker {
     const scanProblems: Array<CookProblem & { guid?: string }> = [];
     let registry = opts.registry;
     let scanMs = 0;
+    // Loaded before the scan, which does not need it: a cook about to start stats the cache's
+    // outputs on another thread while this one scans (cook/outputPrestat.ts).
+    const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
+    if (!registry && opts.prestatOutputs) cache.prestatOutputs();
     if (!registry) {
       bus.emit({ type: 'START', phase: 'scan' });
       const t0 = performance.now();
@@ -373,14 +382,16 @@ export class Cooker {
         leanHeapFor(p.files);
         bus.emit({ type: 'SCAN_PROGRESS', ...p });
       };
-      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log, onProgress, keep });
+      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log, onProgress, keep }).catch((e: unknown) => {
+        cache.close();
+        throw e;
+      });
       registry = opened.registry;
       // Severities are decided by the cook, which knows what the roots reach (see classifyScanProblems).
       scanProblems.push(...opened.problems);
       scanMs = performance.now() - t0;
       bus.emit({ type: 'END', phase: 'scan', ms: scanMs, ok: true });
     }
-    const { cache, warning } = await CookCache.load(path.join(config.intermediatesDir, CACHE_FILE_NAME), config.cookedDir);
     const shaders = await ShaderRegistry.open(config);
     const cooker = new Cooker({ config, registry, cache, shaders, ci, log, bus, store: opts.store });
     // From now on a write into Saved/Cooked first removes its swept marker (cookedOutputs.ts).
@@ -924,6 +935,8 @@ export class Cooker {
       if (materialsLeft === 0 && queued > 0) startWarm();
       await Promise.all([queue.onIdle(), textureQueue.onIdle()]);
     } finally {
+      // The outputs statted ahead were for this pass only.
+      this.cache.endPrestat();
       this.cookOnMain = false;
       // Whatever a kept file was not cooked from (a cache hit, a shard's other share) is not needed.
       this.keptSources?.clear();

@@ -403,6 +403,47 @@ function strBytes(b: Buffer, at: number, end: number): number {
   return n < 0 || at + n > end ? -1 : n;
 }
 
+/** Where a record names its output: the cooked file's UTF-8 bytes and the recorded size and mtime. */
+export interface RecordOutput {
+  nameAt: number;
+  nameLength: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * The cooked file and output numbers of the record at `offset` into `out`, read the way
+ * probeRecord reads them (false when the record is not in that form): what a stat of the outputs
+ * ahead of a no-op's pass needs (cook/outputPrestat.ts).
+ */
+export function recordOutput(b: Buffer, offset: number, out: RecordOutput): boolean {
+  if (offset + 4 > b.byteLength) return false;
+  const end = offset + 4 + b.readUInt32LE(offset);
+  if (end > b.byteLength) return false;
+  let at = offset + 4;
+  for (let k = 0; k < 2; k++) {
+    const n = strBytes(b, at, end); // guid, key
+    if (n < 0) return false;
+    at += n;
+  }
+  if (at >= end) return false;
+  const parts = b[at++];
+  for (let k = 0; k < 2 * parts; k++) {
+    const n = strBytes(b, at, end);
+    if (n < 0) return false;
+    at += n;
+  }
+  if (at + 5 > end || b[at] !== TAG_UTF8) return false;
+  const len = b.readUInt32LE(at + 1);
+  at += 5;
+  if (at + len + 16 > end) return false;
+  out.nameAt = at;
+  out.nameLength = len;
+  out.size = b.readDoubleLE(at + len);
+  out.mtimeMs = b.readDoubleLE(at + len + 8);
+  return true;
+}
+
 /**
  * Read what a cache hit needs of the record at `offset` into `v`, when its cooked file is
  * `cookedFile` and every field is in the form the fast check compares (hashes as bytes, part names,

@@ -45,7 +45,7 @@ export interface CookProjectOptions {
 
 /** Cook a project. Problems are in the summary (`ok` false on an error); only COOK_NO_ROOTS and bad configs throw. */
 export async function cookProject(opts: CookProjectOptions): Promise<CookSummary> {
-  const cooker = await Cooker.open(opts);
+  const cooker = await Cooker.open({ ...opts, prestatOutputs: true });
   try {
     return await cooker.cook({ paks: opts.paks, release: opts.release, report: opts.report, signal: opts.signal, shard: opts.shard, shardCosts: opts.shardCosts });
   } finally {

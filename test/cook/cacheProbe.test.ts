@@ -5,6 +5,7 @@
  * shipped path, an output deleted, resized, touched or replaced by a symlink), and what it holds
  * must read back as the same result.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -141,6 +142,65 @@ describe('cache probe (the no-op pass)', () => {
     const r = compare(cache, cookedDir, odd);
     expect(r).toEqual({ checked: [true], probed: [false] });
     expect(cache.probe(g(8), want(odd[0]), odd[0].rel, path.join(cookedDir, 'Game', 'Props', 'Tür.lasset'), emptyHitView())).toBe(false);
+    cache.close();
+  });
+});
+
+describe('cache probe with the outputs statted ahead (CookCache.prestatOutputs)', () => {
+  const env = process.env.LUMINA_PRESTAT_OUTPUTS;
+  afterEach(() => {
+    if (env === undefined) delete process.env.LUMINA_PRESTAT_OUTPUTS;
+    else process.env.LUMINA_PRESTAT_OUTPUTS = env;
+  });
+  /** Many assets, so a bit set for the wrong record would show. */
+  const many: Asset[] = Array.from({ length: 40 }, (_, i) => ({ guid: g(100 + i), rel: `Game/Many/A${i}.lasset`, kind: 'package', hash: content(100 + i), texture: false }));
+
+  it('vouches only for outputs that had their recorded size and mtime: deleted, resized, touched and symlinked ones are misses', async () => {
+    process.env.LUMINA_PRESTAT_OUTPUTS = '1';
+    const { cookedDir, cache } = await project(many);
+    const out = (i: number) => path.join(cookedDir, ...many[i].rel.split('/'));
+    fs.rmSync(out(3));
+    // Another size with the mtime kept to the nanosecond (touch -r; fs.utimes rounds).
+    execFileSync('touch', ['-r', out(10), `${out(10)}.stamp`]);
+    fs.writeFileSync(out(10), Buffer.alloc(7));
+    execFileSync('touch', ['-r', `${out(10)}.stamp`, out(10)]);
+    const st = fs.statSync(out(17));
+    fs.utimesSync(out(17), st.atime, new Date(st.mtimeMs + 5000));
+    fs.renameSync(out(25), `${out(25)}.real`);
+    fs.symlinkSync(`${out(25)}.real`, out(25));
+    cache.prestatOutputs();
+    await cache.prestatDone();
+    const changed = new Set([3, 10, 17, 25]);
+    const r = compare(cache, cookedDir, many);
+    expect(r.probed).toEqual(many.map((_, i) => !changed.has(i)));
+    // The thread statted the outputs as they were; the pass takes its bits without a stat of its
+    // own: shown by an output that goes after the thread is done, which the probe does not see.
+    fs.rmSync(out(30));
+    const probe = () => cache.probe(many[30].guid, want(many[30]), many[30].rel, out(30), emptyHitView());
+    expect(probe()).toBe(true);
+    // Once the pass is over, every probe stats its output again.
+    cache.endPrestat();
+    expect(probe()).toBe(false);
+    cache.close();
+  });
+
+  it('is dropped when the cache compacts (records move) and skipped below the threshold or when turned off', async () => {
+    process.env.LUMINA_PRESTAT_OUTPUTS = '1';
+    const { cookedDir, cache } = await project(many);
+    cache.prestatOutputs();
+    await cache.prestatDone();
+    fs.rmSync(path.join(cookedDir, ...many[5].rel.split('/')));
+    await cache.compact();
+    expect(compare(cache, cookedDir, many).probed[5]).toBe(false);
+    // 40 entries: below the threshold without the override, never with it off.
+    for (const mode of [undefined, '0']) {
+      if (mode === undefined) delete process.env.LUMINA_PRESTAT_OUTPUTS;
+      else process.env.LUMINA_PRESTAT_OUTPUTS = mode;
+      cache.prestatOutputs();
+      await cache.prestatDone();
+      fs.rmSync(path.join(cookedDir, ...many[6 + (mode === undefined ? 0 : 1)].rel.split('/')));
+      expect(compare(cache, cookedDir, many).probed[6 + (mode === undefined ? 0 : 1)]).toBe(false);
+    }
     cache.close();
   });
 });

@@ -2,6 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookProject, type CookSummary } from '../../cook/cookProject.js';
+import { Cooker } from '../../cook/Cooker.js';
 import { PakReader } from '../../pak/PakReader.js';
 import { decodeCooked } from '../../src/format/cookedPackage.js';
 import { decodeCookedRegistry } from '../../src/format/cookedRegistry.js';
@@ -161,6 +162,32 @@ describe('cookProject', () => {
 
     await fsp.rm(path.join(dir, 'Saved/Cooked/Foliage/Trees/Leaf.lasset'));
     expect(await cookProject({ projectDir: dir })).toMatchObject({ cooked: 1, recooked: { output: 1 } });
+  });
+
+  it('with the outputs statted while the registry scans (LUMINA_PRESTAT_OUTPUTS=1), still re-cooks an output deleted or replaced before the cook', async () => {
+    const env = process.env.LUMINA_PRESTAT_OUTPUTS;
+    process.env.LUMINA_PRESTAT_OUTPUTS = '1';
+    try {
+      const dir = await project();
+      await cookProject({ projectDir: dir });
+      expect(await cookProject({ projectDir: dir })).toMatchObject({ ok: true, cooked: 0, cached: 8 });
+      await fsp.rm(path.join(dir, 'Saved/Cooked/Foliage/Trees/Leaf.lasset'));
+      const rock = path.join(dir, 'Saved/Cooked/Game/Props/Rock.lasset');
+      await fsp.writeFile(`${rock}.tmp`, await fsp.readFile(rock));
+      await fsp.rename(`${rock}.tmp`, rock);
+      // As cookProject does, with the thread's stats all in before the pass (else the pass stats what it has not).
+      const cooker = await Cooker.open({ projectDir: dir, prestatOutputs: true });
+      try {
+        await cooker.cache.prestatDone();
+        expect(await cooker.cook()).toMatchObject({ ok: true, cooked: 2, cached: 6, recooked: { output: 2 } });
+      } finally {
+        cooker.close();
+      }
+      expect(await cookProject({ projectDir: dir })).toMatchObject({ ok: true, cooked: 0, cached: 8 });
+    } finally {
+      if (env === undefined) delete process.env.LUMINA_PRESTAT_OUTPUTS;
+      else process.env.LUMINA_PRESTAT_OUTPUTS = env;
+    }
   });
 
   it('re-cooks what a changed setting affects: prefixes every package, texture settings only textures', async () => {
