@@ -57,11 +57,11 @@ import { HeldResults, type AssetReportFields } from './heldResults.js';
 import { TEXTURE_CLASS } from './textureClass.js';
 import { TEXTURES_IN_FLIGHT } from './texture/index.js';
 import { writeCookedRegistry } from './cookedRegistryOutput.js';
-import { readSweptMarker, registryFromMarker, removeStale, shippedFingerprints, SWEPT_MARKER_FILE, writeIfChanged, writeSweptMarker } from './cookedOutputs.js';
+import { readSweptMarker, registryFromMarker, registryInputsFingerprint, removeStale, shippedFingerprints, SWEPT_MARKER_FILE, writeIfChanged, writeSweptMarker } from './cookedOutputs.js';
 import { primaryNameClashes, resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
 import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
-import { carriedPlanKey, planKey, readStoredPlan, storePlan, type PlanFacts } from './planStore.js';
+import { carriedPlanKey, planKey, readStoredPlan, readStoredPlanAs, storePlan, storePlanCarry, type PlanFacts } from './planStore.js';
 import { openProjectRegistry } from './projectRegistry.js';
 import { DEV_PAK_NAME, writeChunkPaks, type PakOutput } from './writeChunkPaks.js';
 import { ProjectLock } from './projectLock.js';
@@ -459,13 +459,18 @@ export class Cooker {
     const changes = registry.lastScanChanges;
     if (!stored && key !== undefined && changes !== undefined && changes.from !== registry.contentIdentity) {
       // The scan changed files but no planning fact of them: the plan of the content it started
-      // from, with today's records, is this content's plan. Stored under the new key for the next cook.
+      // from, with today's records, is this content's plan. Carried to the new key for the next cook.
       const carried = carriedPlanKey(this.config, changes);
-      const plan = carried === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, carried, registry);
-      if (plan) {
-        // The fingerprints name the records' hashes: those of the files changed are new.
-        stored = { ...plan, fingerprints: planFingerprints(plan) };
-        this.planWrite = storePlan(this.config.intermediatesDir, key, stored);
+      const found = carried === undefined ? undefined : readStoredPlanAs(this.config.intermediatesDir, carried, registry);
+      if (found) {
+        const { plan } = found;
+        // The fingerprints name the records' hashes: those of the files changed are new. The same
+        // GUIDs ship at the same paths (samePlanningFacts), so `outputs` stays.
+        const old = plan.fingerprints;
+        const fp = old ? { outputs: old.outputs, registryInputs: registryInputsFingerprint([...plan.packages, ...plan.textAssets].map((a) => a.record)) } : planFingerprints(plan);
+        stored = { ...plan, fingerprints: fp };
+        // Not the plan again: a carry naming the plan file's own key (planStore.ts).
+        storePlanCarry(this.config.intermediatesDir, { from: found.storedKey, to: key, fingerprints: [fp.outputs, fp.registryInputs] });
         this.lastPlanFrom = 'carried';
       }
     }

@@ -68,13 +68,19 @@ export async function writeSweptMarker(cookedDir: string, intermediatesDir: stri
  */
 export function shippedFingerprints(records: readonly AssetRecord[]): { outputs: string; registryInputs: string } {
   const outputs = createTextHasher();
+  for (const rec of records) outputs.update(`${rec.guid}\t${rec.virtualPath}\n`);
+  return { outputs: outputs.digestHex(), registryInputs: registryInputsFingerprint(records) };
+}
+
+/**
+ * shippedFingerprints' `registryInputs` alone: a plan carried over an edit ships the same GUIDs at
+ * the same paths (its `outputs` is the old one), only content hashes changed.
+ */
+export function registryInputsFingerprint(records: readonly AssetRecord[]): string {
   const inputs = createTextHasher();
   inputs.update(`LREG ${REGISTRY_VERSION}\n`);
-  for (const rec of records) {
-    outputs.update(`${rec.guid}\t${rec.virtualPath}\n`);
-    inputs.update(`${rec.guid}\t${rec.kind}\t${rec.hash}\t${rec.virtualPath}\n`);
-  }
-  return { outputs: outputs.digestHex(), registryInputs: inputs.digestHex() };
+  for (const rec of records) inputs.update(`${rec.guid}\t${rec.kind}\t${rec.hash}\t${rec.virtualPath}\n`);
+  return inputs.digestHex();
 }
 
 /** The AssetRegistry.bin on disk when it is exactly the one the marker recorded; else undefined. */

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Cooker } from '../../cook/Cooker.js';
 import { primaryNameClashes } from '../../cook/cookRoots.js';
 import { shippedFingerprints } from '../../cook/cookedOutputs.js';
-import { PLAN_FILE_NAME, planKey, readStoredPlan, type PlanFacts } from '../../cook/planStore.js';
+import { PLAN_CARRY_FILE_NAME, PLAN_FILE_NAME, decodePlanCarry, encodePlanCarry, planKey, readStoredPlan, type PlanFacts } from '../../cook/planStore.js';
 import type { CookPlan } from '../../cook/planCook.js';
 import type { CookSummary } from '../../cook/Cooker.js';
 import { hard, prop, soft } from '../../src/format/packageBuilder.js';
@@ -232,6 +232,51 @@ describe('the stored cook plan', () => {
     expect(fresh.packages).toEqual(before.packages);
     expect(fresh.fingerprints!.outputs).toBe(before.fingerprints!.outputs);
     expect(fresh.fingerprints!.registryInputs).not.toBe(before.fingerprints!.registryInputs);
+  });
+
+  it('a carry leaves the plan file as it is: a small carry file names it under the new key, also over several edits', async () => {
+    await settle();
+    const file = path.join(dir, 'Intermediates', PLAN_FILE_NAME);
+    for (const label of ['first edit', 'second edit, longer', 'third']) {
+      await writeFixture(dir, 'Content/Meshes/Mesh0.lasset', mesh(0, label));
+      // Carried, equal to a fresh plan, and taken by the next no-op (afterChange) each time.
+      await afterChange('carried');
+      // afterChange ends by planning from scratch (plan file removed): carry from that plan next.
+      await settle();
+    }
+    // Between a full plan and the no-op after a carry, the plan file was not rewritten.
+    await writeFixture(dir, 'Content/Meshes/Mesh0.lasset', mesh(0, 'once more'));
+    const stored = await fsp.readFile(file);
+    expect((await cook()).from).toBe('carried');
+    expect((await cook()).from).toBe('stored');
+    expect(Buffer.compare(await fsp.readFile(file), stored)).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'Intermediates', PLAN_CARRY_FILE_NAME))).toBe(true);
+    await writeFixture(dir, 'Content/Meshes/Mesh0.lasset', mesh(0));
+  });
+
+  it('a damaged carry, or one from another plan than the file holds, is planned over', async () => {
+    await settle();
+    const carry = path.join(dir, 'Intermediates', PLAN_CARRY_FILE_NAME);
+    await writeFixture(dir, 'Content/Meshes/Mesh0.lasset', mesh(0, 'carry me'));
+    expect((await cook()).from).toBe('carried');
+    const good = await fsp.readFile(carry, 'utf8');
+    const body = JSON.parse(good.slice(0, good.indexOf('\n'))) as { fingerprints: [string, string]; from: string };
+    // Damaged: a fingerprint changed, the hash line kept.
+    await fsp.writeFile(carry, good.replace(body.fingerprints[1], '0'.repeat(body.fingerprints[1].length)));
+    let next = await cook();
+    expect(next.from).toBe('planned');
+    expect(next.plan).toEqual(planOnly((await freshPlan()).fresh));
+    // Whole, but from a key the plan file was not stored under.
+    await writeFixture(dir, 'Content/Meshes/Mesh0.lasset', mesh(0, 'carry me again'));
+    expect((await cook()).from).toBe('carried');
+    const again = decodePlanCarry(await fsp.readFile(carry, 'utf8'))!;
+    await fsp.writeFile(carry, encodePlanCarry({ ...again, from: hashString('another plan') }));
+    next = await cook();
+    expect(next.from).toBe('planned');
+    const { fresh, stored } = await freshPlan();
+    expect(next.plan).toEqual(planOnly(fresh));
+    expect(stored).toEqual(fresh);
+    await writeFixture(dir, 'Content/Meshes/Mesh0.lasset', mesh(0));
   });
 
   it('is planned again for every change of a planning fact, each equal to a fresh plan', async () => {
