@@ -451,10 +451,10 @@ export class Cooker {
    * the registry's content, the config and the planning code are the ones it was made from
    * (cook/planStore.ts), else planned here and stored for the next cook.
    */
-  private planForCook(): FullPlan & Pick<PlanFacts, 'clashes' | 'fingerprints'> {
+  private planForCook(): FullPlan & Pick<PlanFacts, 'clashes' | 'fingerprints'> & { carriedFrom?: { registryInputs: string } } {
     const registry = this.registry;
     const key = planKey(this.config, registry.contentIdentity);
-    let stored = key === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, key, registry);
+    let stored: (PlanFacts & { carriedFrom?: { registryInputs: string } }) | undefined = key === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, key, registry);
     this.lastPlanFrom = 'stored';
     const changes = registry.lastScanChanges;
     if (!stored && key !== undefined && changes !== undefined && changes.from !== registry.contentIdentity) {
@@ -468,17 +468,19 @@ export class Cooker {
         // GUIDs ship at the same paths (samePlanningFacts), so `outputs` stays.
         const old = plan.fingerprints;
         const fp = old ? { outputs: old.outputs, registryInputs: registryInputsFingerprint([...plan.packages, ...plan.textAssets].map((a) => a.record)) } : planFingerprints(plan);
-        stored = { ...plan, fingerprints: fp };
+        // What the registry's inputs were before the edits: AssetRegistry.bin is a function of
+        // planning facts only, so the one made for them is this content's too (fullCook's outputs).
+        stored = { ...plan, fingerprints: fp, ...(old ? { carriedFrom: { registryInputs: old.registryInputs } } : {}) };
         // Not the plan again: a carry naming the plan file's own key (planStore.ts).
         storePlanCarry(this.config.intermediatesDir, { from: found.storedKey, to: key, fingerprints: [fp.outputs, fp.registryInputs] });
         this.lastPlanFrom = 'carried';
       }
     }
     if (stored) {
-      const { roots, missingRoots, clashes, fingerprints, ...plan } = stored;
+      const { roots, missingRoots, clashes, fingerprints, carriedFrom, ...plan } = stored;
       this.lastPlan = plan;
       // Every record only when asked (the report): the plan itself needs only those it names.
-      return { ...plan, roots, missingRoots, clashes, fingerprints, rootCount: roots.length, get records() { return registry.all(); } };
+      return { ...plan, roots, missingRoots, clashes, fingerprints, carriedFrom, rootCount: roots.length, get records() { return registry.all(); } };
     }
     const plan = this.plan();
     this.lastPlanFrom = 'planned';
@@ -1023,7 +1025,10 @@ export class Cooker {
       const sameAsSwept = swept?.outputs === fingerprints.outputs && summary.cached === all.length;
       const registryFile = path.join(config.cookedDir, REGISTRY_ENTRY);
       // The registry of the same records is the same bytes: read back (hash-checked), not re-encoded.
-      const kept = registryFromMarker(registryFile, swept, fingerprints.registryInputs);
+      // After edits that kept every planning fact (a carried plan, all of it shipping), the registry
+      // of the content before them is this content's: an entry is made of planning facts only.
+      const carriedFrom = plan.carriedFrom && fingerprints === plan.fingerprints ? plan.carriedFrom.registryInputs : undefined;
+      const kept = registryFromMarker(registryFile, swept, fingerprints.registryInputs) ?? (carriedFrom === undefined ? undefined : registryFromMarker(registryFile, swept, carriedFrom));
       // Else encoded, its unchanged entries copied from the file it replaces (cookedRegistryOutput.ts), and written if it changed.
       registryBytes = kept ?? writeCookedRegistry(registryFile, config.intermediatesDir, shippedRecords);
       // Everything's permutations in one: Saved/Cooked stays "the full content" a patch is built from.

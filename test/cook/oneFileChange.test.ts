@@ -1,0 +1,140 @@
+/**
+ * A one-file change takes shortcuts (the plan carried, AssetRegistry.bin kept, the pak spliced from
+ * the one it replaces); each must leave exactly the bytes a cook from scratch writes: every pak,
+ * listing, cooked file and AssetRegistry.bin. After each edit of a sequence (edits that keep every
+ * planning fact and edits that do not) the project's outputs are compared with a fresh cook of a
+ * copy of its sources.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cooker } from '../../cook/Cooker.js';
+import { REGISTRY_HASHES_FILE } from '../../cook/cookedRegistryOutput.js';
+import { hard, prop } from '../../src/format/packageBuilder.js';
+import { initHash } from '../../src/util/hash.js';
+import { Random } from '../../samples/generate/random.js';
+import { copySampleProject } from '../helpers/sampleProject.js';
+import { g, outputBytes, tempDir, writeFixture, writeProject } from './helpers.js';
+
+const MESHES = 16;
+const CONFIG = {
+  name: 'OneFile',
+  cookRoots: ['/Game/Maps/Main'],
+  textures: { encoder: 'rgba8' },
+  plugins: [{ name: 'Extra', path: 'Plugins/Extra', chunk: 'DLC1', cookRoots: ['/Extra/Quest'] }],
+};
+
+/** Native-tail filler; every fourth mesh spans several 64 KiB blocks. */
+function filler(i: number, salt = 0): Uint8Array {
+  const rnd = new Random(500 + i + 97 * salt);
+  const out = new Uint8Array(i % 4 === 0 ? 140_000 + i + salt : 1_500 + 41 * i + salt);
+  for (let k = 0; k < out.length; k++) out[k] = rnd.nextU32() % 5 === 0 ? rnd.nextU32() & 0xff : 0x61 + (k % 11);
+  return out;
+}
+
+const mesh = (i: number, label: string, opts: { className?: string; salt?: number } = {}) => ({
+  exports: [{ guid: g(0x100 + i), name: `Mesh${i}`, className: opts.className ?? '/Script/Engine.CStaticMesh', properties: [prop.str('Label', label)], tail: filler(i, opts.salt) }],
+});
+const map = (count: number) => ({
+  imports: Array.from({ length: count }, (_, i) => hard(g(0x100 + i))),
+  exports: [{ guid: g(1), name: 'Main', className: '/Script/Engine.CWorld', properties: [prop.str('Label', 'main')] }],
+});
+
+let dir: string;
+beforeAll(async () => {
+  await initHash();
+  dir = await tempDir('lc-onefile-');
+  const files: Parameters<typeof writeProject>[2] = {
+    'Content/Maps/Main.lasset': map(MESHES),
+    'Content/UI/Menu.rml': { text: '<rml>menu</rml>', guid: g(2) },
+    'Plugins/Extra/Content/Quest.lasset': { imports: [hard(g(0x103))], exports: [{ guid: g(0x300), name: 'Quest', className: '/Script/Engine.CQuest' }] },
+  };
+  for (let i = 0; i < MESHES; i++) files[`Content/Meshes/Mesh${i}.lasset`] = mesh(i, 'v1');
+  await writeProject(dir, CONFIG, files);
+});
+afterAll(async () => {
+  await fsp.rm(dir, { recursive: true, force: true });
+});
+
+/** An incremental cook of the project: where its plan came from, and its summary. */
+async function cook() {
+  const c = await Cooker.open({ projectDir: dir });
+  try {
+    const s = await c.cook({ report: false });
+    expect(s.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    return { from: c.lastPlanFrom, summary: s };
+  } finally {
+    c.close();
+  }
+}
+
+/** The outputs of a cook from scratch of a copy of the project's sources. */
+async function fromScratch(): Promise<Map<string, Buffer>> {
+  const fresh = await tempDir('lc-onefile-fresh-');
+  try {
+    await copySampleProject(fresh, dir);
+    const c = await Cooker.open({ projectDir: fresh });
+    try {
+      expect((await c.cook({ report: false })).ok).toBe(true);
+    } finally {
+      c.close();
+    }
+    return await outputBytes(fresh);
+  } finally {
+    await fsp.rm(fresh, { recursive: true, force: true });
+  }
+}
+
+/** Outputs equal to a cook from scratch, file for file, byte for byte. */
+async function expectScratchBytes(): Promise<void> {
+  const mine = await outputBytes(dir);
+  const want = await fromScratch();
+  expect([...mine.keys()]).toEqual([...want.keys()]);
+  const differ = [...want].filter(([k, b]) => !mine.get(k)!.equals(b)).map(([k]) => k);
+  expect(differ).toEqual([]);
+}
+
+const sidecar = () => fsp.readFile(path.join(dir, 'Intermediates', REGISTRY_HASHES_FILE)).catch(() => undefined);
+
+describe('a one-file change', () => {
+  it('writes what a cook from scratch writes, through a sequence of edits, with the shortcuts taken where they apply', async () => {
+    await cook();
+    await cook();
+    await expectScratchBytes();
+
+    // A property edit (no planning fact): carried plan, AssetRegistry.bin kept as it was (its
+    // entries' content sidecar untouched: nothing was encoded).
+    const before = await sidecar();
+    await writeFixture(dir, 'Content/Meshes/Mesh3.lasset', mesh(3, 'v2', { salt: 1 }));
+    let c = await cook();
+    expect(c).toMatchObject({ from: 'carried', summary: { cooked: 1 } });
+    expect(before && (await sidecar())?.equals(before)).toBe(true);
+    await expectScratchBytes();
+
+    // Two more in a row (a carry from a carry), one of them a multi-block mesh, one in the plugin's chunk.
+    await writeFixture(dir, 'Content/Meshes/Mesh4.lasset', mesh(4, 'v2', { salt: 2 }));
+    expect((await cook()).from).toBe('carried');
+    await writeFixture(dir, 'Content/Meshes/Mesh3.lasset', mesh(3, 'v3, a longer label than before', { salt: 3 }));
+    expect((await cook()).from).toBe('carried');
+    await expectScratchBytes();
+
+    // A text asset edited: carried; the pak compresses it again.
+    await writeFixture(dir, 'Content/UI/Menu.rml', { text: '<rml>menu, edited</rml>', guid: g(2) });
+    expect((await cook()).from).toBe('carried');
+    await expectScratchBytes();
+
+    // Another class: a planning fact (in the registry entry): planned again, the registry encoded.
+    await writeFixture(dir, 'Content/Meshes/Mesh5.lasset', mesh(5, 'v1', { className: '/Script/Engine.CSkeletalMesh' }));
+    c = await cook();
+    expect(c.from).toBe('planned');
+    await expectScratchBytes();
+
+    // A dependency dropped (an asset leaves the plan and the pak), then the next edit carries again.
+    await writeFixture(dir, 'Content/Maps/Main.lasset', map(MESHES - 1));
+    expect((await cook()).from).toBe('planned');
+    await expectScratchBytes();
+    await writeFixture(dir, 'Content/Meshes/Mesh6.lasset', mesh(6, 'v2', { salt: 4 }));
+    expect((await cook()).from).toBe('carried');
+    await expectScratchBytes();
+  });
+});
