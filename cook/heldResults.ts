@@ -189,6 +189,18 @@ export class HeldResults {
   }
 
   /**
+   * Whether the asset's cooked file hash (its xxh64, as u32 halves) is `hi`/`lo`, without a hex
+   * string: a pak splice asks it of every entry (pak/splicePak.ts). False when it has none.
+   */
+  cookedXxh64Is(guid: string, hi: number, lo: number): boolean {
+    const i = this.setSlot(guid);
+    if (i === undefined) return false;
+    if (this.flags[i] & COOKED_XXH) return this.hashes[i * 4 + 2] === hi && this.hashes[i * 4 + 3] === lo;
+    const odd = this.oddCookedXxh64.get(i);
+    return odd !== undefined && odd === `${hex8(hi)}${hex8(lo)}`;
+  }
+
+  /**
    * What a cook's per-asset report reads of the result (status, reason, time, byte counts, error),
    * without building the rest: a no-op reports every asset, and `get` made an output path and two
    * hex strings for each.

@@ -22,6 +22,7 @@ import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import type { AssetCookResult } from './cookAsset.js';
 import type { CookCache } from './cookCache.js';
 import type { CookPlan } from './planCook.js';
+import { LISTING_COLUMNS, SPLICE_SUFFIX, encodeSplice, keepQuietly, listingLine, spliceChunkPak, spliceRecord } from './chunkPakSplice.js';
 
 export const CONTENTS_SUFFIX = '.contents.txt';
 /** Where each chunk pak's seal (pak/writePak.ts PakSeal) is kept for its next rebuild: `Intermediates/PakSeals/<Chunk>.seal`. */
@@ -43,6 +44,8 @@ export interface PakOutput {
   previousDamaged: number;
   /** Text assets, AssetRegistry.bin and ShaderCache.bin entries copied from the pak this one replaced (checked), not compressed again. */
   reusedCompressed: number;
+  /** The pak and its listing were spliced from the ones they replace (cook/chunkPakSplice.ts). */
+  spliced?: boolean;
 }
 
 export interface ChunkPakInput {
@@ -55,6 +58,8 @@ export interface ChunkPakInput {
   results: Pick<ReadonlyMap<string, AssetCookResult>, 'get'> & {
     identity?(guid: string): string | undefined;
     pakSource?(guid: string): Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'> | undefined;
+    /** Whether the asset's cooked file hash is `hi`/`lo` (u32 halves), without building a string. */
+    cookedXxh64Is?(guid: string, hi: number, lo: number): boolean;
   };
   registryBytes: Uint8Array;
   /** `/ShaderCache.bin` of each chunk (FORMAT.md: the permutations of its materials; Main's also the global ones). */
@@ -69,8 +74,6 @@ export interface ChunkPakInput {
    */
   recook?: (guid: string) => Promise<AssetCookResult>;
 }
-
-const METHOD_NAMES = ['stored', 'deflate', 'tombstone'] as const;
 
 /** Write (or keep) every chunk's pak; remove paks of chunks that are gone. */
 export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]> {
@@ -111,27 +114,76 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
       outputs.push({ chunk, file, contents, entries: prev.entries, bytes: prev.size, written: false, reused: 0, previousDamaged: 0, reusedCompressed: 0 });
       continue;
     }
-    const sources: PakSource[] = [];
+    // The sources in this order: the packages, the text assets, AssetRegistry.bin, ShaderCache.bin.
     const pakSourceOf = results.pakSource ? (guid: string) => results.pakSource!(guid)! : (guid: string) => results.get(guid)!;
-    for (const a of packages) {
-      const r = pakSourceOf(a.record.guid);
-      const checked = r.cookedXxh64 === undefined ? {} : { cookedXxh64: BigInt(`0x${r.cookedXxh64}`) };
-      sources.push({ path: under(a.record.virtualPath), kind: 'cooked', file: r.output!, ...checked, ...(r.bytes ? { bytes: r.bytes } : {}) });
-    }
-    for (const a of texts) {
-      const r = results.get(a.record.guid)!;
-      // A text asset ships byte for byte: its identity starts with the hash of those bytes, which
-      // lets the previous pak's entry serve (checked).
-      const known = /^([0-9a-f]{16}):/.exec(r.identity ?? '');
-      sources.push({ path: under(a.record.virtualPath), kind: 'file', file: r.output!, ...(known ? { xxh64: BigInt(`0x${known[1]}`) } : {}) });
-    }
-    sources.push({ path: under('/AssetRegistry.bin'), kind: 'bytes', data: registryBytes, xxh64: registryXxh64 });
-    if (shaders) sources.push({ path: under(`/${SHADER_CACHE_ENTRY}`), kind: 'bytes', data: shaders, xxh64: shadersXxh64 });
+    const sourceAt = (i: number): PakSource => {
+      if (i < packages.length) {
+        const a = packages[i];
+        const r = pakSourceOf(a.record.guid);
+        const checked = r.cookedXxh64 === undefined ? {} : { cookedXxh64: BigInt(`0x${r.cookedXxh64}`) };
+        return { path: under(a.record.virtualPath), kind: 'cooked', file: r.output!, ...checked, ...(r.bytes ? { bytes: r.bytes } : {}) };
+      }
+      i -= packages.length;
+      if (i < texts.length) {
+        const a = texts[i];
+        const r = results.get(a.record.guid)!;
+        // A text asset ships byte for byte: its identity starts with the hash of those bytes, which
+        // lets the previous pak's entry serve (checked).
+        const known = /^([0-9a-f]{16}):/.exec(r.identity ?? '');
+        return { path: under(a.record.virtualPath), kind: 'file', file: r.output!, ...(known ? { xxh64: BigInt(`0x${known[1]}`) } : {}) };
+      }
+      if (i === texts.length) return { path: under('/AssetRegistry.bin'), kind: 'bytes', data: registryBytes, xxh64: registryXxh64 };
+      return { path: under(`/${SHADER_CACHE_ENTRY}`), kind: 'bytes', data: shaders!, xxh64: shadersXxh64 };
+    };
+    const sourceCount = packages.length + texts.length + 1 + (shaders ? 1 : 0);
     // The listing's first line says how the pak it lists was compressed, for the pak it lists (by TOC hash).
     const previousCompression = listedCompression(contents);
     // What the writer vouched for about the pak it replaces: its entries are copied without a check each (see PakSeal).
     const sealFile = path.join(config.intermediatesDir, PAK_SEALS_DIR, `${chunk}.seal`);
+    const spliceFile = path.join(config.intermediatesDir, PAK_SEALS_DIR, `${chunk}${SPLICE_SUFFIX}`);
     const previousSeal = readSeal(sealFile);
+    // The entry paths in source order, named by one hash: a splice needs the same paths as the pak it splices.
+    const pathsPrinter = createTextHasher();
+    pathsPrinter.update(`${mountPoint}\n`);
+    for (const a of packages) pathsPrinter.update(`${a.record.virtualPath}\n`);
+    for (const a of texts) pathsPrinter.update(`${a.record.virtualPath}\n`);
+    pathsPrinter.update(shaders ? `/AssetRegistry.bin\n/${SHADER_CACHE_ENTRY}\n` : '/AssetRegistry.bin\n');
+    const pathsHash = pathsPrinter.digestHex();
+    const header = (count: number, tocHash: bigint) =>
+      `# ${chunk}.pak: ${count} entries, mount point ${mountPoint}, priority ${config.paks.priority}, toc ${hashHex(tocHash)}${compression ? `, compression ${compression}` : ''}`;
+
+    // A few entries changed of a pak this cook wrote: the old one spliced (pak/splicePak.ts), its listing too.
+    if (previousSeal && compression !== undefined) {
+      const spliced = await spliceChunkPak({
+        file,
+        contents,
+        spliceFile,
+        seal: previousSeal,
+        pathsHash,
+        compression,
+        // Entries the old pak compressed itself serve only when it compressed them as this cook would (listing's line 1).
+        compressedAlike: previousCompression !== undefined && previousCompression.compression === compression && previousCompression.tocHash === previousSeal.tocHash,
+        level: config.cook.compressionLevel,
+        sourceCount,
+        sourceAt,
+        packages: packages.map((a) => a.record.guid),
+        texts: texts.map((a) => identityOf(a.record.guid)),
+        registryXxh64,
+        shadersXxh64,
+        results: { get: (guid) => results.get(guid), ...(results.cookedXxh64Is ? { cookedXxh64Is: (guid, hi, lo) => results.cookedXxh64Is!(guid, hi, lo) } : {}) },
+        header,
+      });
+      if (spliced) {
+        keepSeal(sealFile, spliced.seal);
+        keepQuietly(spliceFile, encodeSplice(spliced.splice));
+        cache.setPak(key, { fingerprint, size: spliced.size, entries: spliced.entryCount });
+        bus.emit({ type: 'PAK_WRITTEN', file, chunk, entries: spliced.entryCount, bytes: spliced.size });
+        outputs.push({ chunk, file, contents, entries: spliced.entryCount, bytes: spliced.size, written: true, reused: spliced.reused, previousDamaged: 0, reusedCompressed: spliced.reusedCompressed, spliced: true });
+        continue;
+      }
+    }
+    const sources: PakSource[] = [];
+    for (let i = 0; i < sourceCount; i++) sources.push(sourceAt(i));
     // Only a damaged cooked file needs its GUID back (rare): found by a scan then, not a map of every entry.
     const guidOf = (file: string): string | undefined => packages.find((a) => results.get(a.record.guid)!.output === file)?.record.guid;
     let res: WritePakResult;
@@ -162,10 +214,9 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     }
     // The listing goes out as buffers of a few thousand lines, never one string of every entry.
     const listing: Buffer[] = [];
-    const header = `# ${chunk}.pak: ${res.toc.entries.length} entries, mount point ${mountPoint}, priority ${config.paks.priority}, toc ${hashHex(res.tocHash)}${compression ? `, compression ${compression}` : ''}`;
-    let lines = [header, '# method\trawSize\tstoredSize\txxh64\tpath'];
+    let lines = [header(res.toc.entries.length, res.tocHash), LISTING_COLUMNS];
     for (const e of res.toc.entries) {
-      lines.push(`${METHOD_NAMES[e.method]}\t${e.rawSize}\t${e.storedSize}\t${hashHex(e.xxh64)}\t${e.path}`);
+      lines.push(listingLine(e));
       if (lines.length >= 4096) {
         listing.push(Buffer.from(lines.join('\n') + '\n', 'utf8'));
         lines = [];
@@ -174,6 +225,10 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     if (lines.length) listing.push(Buffer.from(lines.join('\n') + '\n', 'utf8'));
     await writeFileAtomic(contents, listing);
     keepSeal(sealFile, res.seal);
+    // What the next rebuild splices from: where each source went in the TOC, the listing's hash.
+    const splice = res.seal && compression !== undefined ? spliceRecord(res, sources, pathsHash, compression, listing) : undefined;
+    if (splice) keepQuietly(spliceFile, encodeSplice(splice));
+    else fs.rmSync(spliceFile, { force: true });
     cache.setPak(key, { fingerprint, size: res.size, entries: res.toc.entries.length });
     bus.emit({ type: 'PAK_WRITTEN', file, chunk, entries: res.toc.entries.length, bytes: res.size });
     outputs.push({ chunk, file, contents, entries: res.toc.entries.length, bytes: res.size, written: true, reused: res.reused, previousDamaged: res.previousDamaged, reusedCompressed: res.reusedCompressed });
@@ -256,6 +311,7 @@ async function removeStalePaks(dir: string, intermediatesDir: string, chunks: Re
     await fsp.rm(path.join(dir, `${chunk}.pak`), { force: true });
     await fsp.rm(path.join(dir, n), { force: true });
     await fsp.rm(path.join(intermediatesDir, PAK_SEALS_DIR, `${chunk}.seal`), { force: true });
+    await fsp.rm(path.join(intermediatesDir, PAK_SEALS_DIR, `${chunk}${SPLICE_SUFFIX}`), { force: true });
     cache.setPak(`${chunk}.pak`, undefined);
   }
 }

@@ -299,7 +299,7 @@ async function openSource(file: string): Promise<fsp.FileHandle> {
 }
 
 /** A cooked source small enough to hold whole, loaded ahead of its turn so reads overlap writes. */
-interface LoadedCooked {
+export interface LoadedCooked {
   header: CookedHeader;
   /** The whole cooked file. */
   bytes: Uint8Array;
@@ -311,7 +311,7 @@ const PREFETCH_MAX = 8 << 20;
 const PREFETCH_AHEAD = 4;
 
 /** What became of the cooked sources of one pak (WritePakResult's counts). */
-interface CookedStats {
+export interface CookedStats {
   reused: number;
   previousDamaged: number;
   reusedCompressed: number;
@@ -532,7 +532,7 @@ function changedSinceCook(file: string, got: bigint, want: bigint): Error {
  * entry of this path, which did not hash to the file's hash. Undefined when the file is too big to
  * hold (it is then streamed by writeCooked).
  */
-async function loadCooked(s: Extract<PakSource, { kind: 'cooked' }>, mismatched: PakEntry | undefined, stats: CookedStats): Promise<LoadedCooked | undefined> {
+export async function loadCooked(s: Extract<PakSource, { kind: 'cooked' }>, mismatched: PakEntry | undefined, stats: CookedStats): Promise<LoadedCooked | undefined> {
   const want = s.cookedXxh64;
   let bytes: Uint8Array;
   if (s.bytes !== undefined) bytes = s.bytes;
@@ -561,7 +561,7 @@ async function loadCooked(s: Extract<PakSource, { kind: 'cooked' }>, mismatched:
   return { header, bytes };
 }
 
-function cookedEntry(path: string, offset: number, h: CookedHeader): PakEntry {
+export function cookedEntry(path: string, offset: number, h: CookedHeader): PakEntry {
   return {
     path,
     offset,

@@ -40,6 +40,8 @@ const map = (count: number) => ({
   exports: [{ guid: g(1), name: 'Main', className: '/Script/Engine.CWorld', properties: [prop.str('Label', 'main')] }],
 });
 
+const quest = (label: string) => ({ imports: [hard(g(0x103))], exports: [{ guid: g(0x300), name: 'Quest', className: '/Script/Engine.CQuest', properties: [prop.str('Label', label)] }] });
+
 let dir: string;
 beforeAll(async () => {
   await initHash();
@@ -47,7 +49,7 @@ beforeAll(async () => {
   const files: Parameters<typeof writeProject>[2] = {
     'Content/Maps/Main.lasset': map(MESHES),
     'Content/UI/Menu.rml': { text: '<rml>menu</rml>', guid: g(2) },
-    'Plugins/Extra/Content/Quest.lasset': { imports: [hard(g(0x103))], exports: [{ guid: g(0x300), name: 'Quest', className: '/Script/Engine.CQuest' }] },
+    'Plugins/Extra/Content/Quest.lasset': quest('v1'),
   };
   for (let i = 0; i < MESHES; i++) files[`Content/Meshes/Mesh${i}.lasset`] = mesh(i, 'v1');
   await writeProject(dir, CONFIG, files);
@@ -109,18 +111,26 @@ describe('a one-file change', () => {
     let c = await cook();
     expect(c).toMatchObject({ from: 'carried', summary: { cooked: 1 } });
     expect(before && (await sidecar())?.equals(before)).toBe(true);
+    // The Main pak and its listing spliced from the old ones; DLC1's untouched.
+    expect(c.summary.paks.map((p) => [p.chunk, p.written, p.spliced ?? false])).toEqual([['Main', true, true], ['DLC1', false, false]]);
     await expectScratchBytes();
 
     // Two more in a row (a carry from a carry), one of them a multi-block mesh, one in the plugin's chunk.
     await writeFixture(dir, 'Content/Meshes/Mesh4.lasset', mesh(4, 'v2', { salt: 2 }));
     expect((await cook()).from).toBe('carried');
+    await writeFixture(dir, 'Content/Meshes/Mesh3.lasset', mesh(3, 'v2b', { salt: 5 }));
+    await writeFixture(dir, 'Plugins/Extra/Content/Quest.lasset', quest('edited'));
+    c = await cook();
+    expect(c.summary.paks.map((p) => [p.chunk, p.spliced])).toEqual([['Main', true], ['DLC1', true]]);
     await writeFixture(dir, 'Content/Meshes/Mesh3.lasset', mesh(3, 'v3, a longer label than before', { salt: 3 }));
     expect((await cook()).from).toBe('carried');
     await expectScratchBytes();
 
-    // A text asset edited: carried; the pak compresses it again.
+    // A text asset edited: carried; the splice compresses it again.
     await writeFixture(dir, 'Content/UI/Menu.rml', { text: '<rml>menu, edited</rml>', guid: g(2) });
-    expect((await cook()).from).toBe('carried');
+    c = await cook();
+    expect(c.from).toBe('carried');
+    expect(c.summary.paks[0]).toMatchObject({ chunk: 'Main', spliced: true });
     await expectScratchBytes();
 
     // Another class: a planning fact (in the registry entry): planned again, the registry encoded.
@@ -136,5 +146,32 @@ describe('a one-file change', () => {
     await writeFixture(dir, 'Content/Meshes/Mesh6.lasset', mesh(6, 'v2', { salt: 4 }));
     expect((await cook()).from).toBe('carried');
     await expectScratchBytes();
+  });
+
+  it('a damaged listing, splice record or old pak is not spliced from: the pak is written the usual way, the bytes of a cook from scratch', async () => {
+    const paks = path.join(dir, 'Saved/Paks');
+    const record = path.join(dir, 'Intermediates/PakSeals/Main.splice');
+    const flip = async (file: string, at: (size: number) => number) => {
+      const b = await fsp.readFile(file);
+      b[at(b.byteLength)] ^= 0x01;
+      await fsp.writeFile(file, b);
+    };
+    let label = 0;
+    const edit = () => writeFixture(dir, 'Content/Meshes/Mesh7.lasset', mesh(7, `damage ${label++}`, { salt: 10 + label }));
+    const damages: Array<[string, () => Promise<void>]> = [
+      ['listing', () => flip(path.join(paks, 'Main.contents.txt'), (n) => n - 20)],
+      ['splice record', () => flip(record, (n) => n - 12)],
+      ['splice record gone', () => fsp.rm(record)],
+      ['old pak data', () => flip(path.join(paks, 'Main.pak'), () => 40)],
+    ];
+    for (const [what, damage] of damages) {
+      await edit();
+      expect({ what, spliced: (await cook()).summary.paks[0].spliced }).toEqual({ what, spliced: true });
+      await damage();
+      await edit();
+      const c = await cook();
+      expect({ what, spliced: c.summary.paks[0].spliced ?? false, written: c.summary.paks[0].written }).toEqual({ what, spliced: false, written: true });
+      await expectScratchBytes();
+    }
   });
 });
