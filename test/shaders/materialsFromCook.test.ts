@@ -5,14 +5,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Cooker } from '../../cook/Cooker.js';
 import { cookPackageSource } from '../../cook/cookPackageSource.js';
 import { MATERIALS_CACHE_FILE, MaterialsTable, scanMaterials, type KnownMaterials } from '../../cook/shaders/materials.js';
 import { ClassSchemas } from '../../src/schemas/classSchemas.js';
 import { initHash } from '../../src/util/hash.js';
-import { tempDir } from '../cook/helpers.js';
-import { hard } from '../../src/format/packageBuilder.js';
+import { tempDir, writeFixture } from '../cook/helpers.js';
+import { hard, prop } from '../../src/format/packageBuilder.js';
 import { CONFIG, GUIDS, material, writeShaderProject } from './fixtures.js';
 
 const g = (n: number) => n.toString(16).padStart(32, '0');
@@ -98,4 +98,36 @@ describe('materials from the cook', () => {
     expect(s2.read).toBe(1);
     expect([...s2.byPackage.keys()]).toEqual([g(3)]);
   });
+
+  it('a re-cook of a few packages, none of them a material, runs no early shader pass; one of a material does', async () => {
+    await initHash();
+    const dir = await project(await tempDir());
+    const cookOnce = async () => {
+      const warm = vi.spyOn(Cooker.prototype as unknown as { warmShaderCache: () => Promise<string[]> }, 'warmShaderCache');
+      const c = await Cooker.open({ projectDir: dir });
+      try {
+        const s = await c.cook({ report: false });
+        expect(s.problems.filter((p) => p.severity === 'error')).toEqual([]);
+        return { cooked: s.cooked, early: warm.mock.calls.length, shaders: s.shaders };
+      } finally {
+        c.close();
+        warm.mockRestore();
+      }
+    };
+    expect((await cookOnce()).early).toBe(1);
+    // The mesh (with a sub-object material, but not of the material class) edited: the shader cook after the assets finds its materials.
+    await writeFixture(dir, 'Content/Meshes/Crate.lasset', {
+      exports: [
+        { guid: g(0x301), name: 'Crate', className: '/Script/Engine.CStaticMesh', properties: [prop.str('Label', 'edited')] },
+        ...material(g(0x302), 'CrateSkin', '/Game/Shaders/Lit.hlsl', ['USE_SHADOWS', 'EDITED']).exports,
+      ],
+    });
+    const mesh = await cookOnce();
+    expect(mesh).toMatchObject({ cooked: 1, early: 0 });
+    // Its new permutations compiled after the assets all the same.
+    expect(mesh.shaders.compiled).toBeGreaterThan(0);
+    await writeFixture(dir, 'Content/Materials/Rock.lasset', material(GUIDS.rock, 'Rock', '/Game/Shaders/Lit.hlsl', ['TINT=0.25']));
+    expect(await cookOnce()).toMatchObject({ cooked: 1, early: 1 });
+  });
 });
+
