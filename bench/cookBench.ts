@@ -16,16 +16,19 @@
  * The fast line uses the 'rgba8' texture encoder: the KTX2 block encoder is measured by the
  * texture bench, and would turn a cook benchmark into a basisu one.
  *
- * Run alone: `npx tsx bench/cookBench.ts [assets]`.
+ * The cook runs from the build in dist/ (plain JavaScript, what the CLI runs), not from the
+ * TypeScript sources through tsx: there each cook worker would first spend ~0.3 s of CPU loading
+ * its modules through tsx's loader, which no user pays. `npm run bench` builds dist/ first; run
+ * alone: `npm run build && npx tsx bench/cookBench.ts [assets]` (a dist/ older than the sources
+ * is refused).
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { cookProject } from '../cook/cookProject.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { generateProject } from '../samples/index.js';
-import { ProgressBus } from '../src/log/events.js';
 import { initHash } from '../src/util/hash.js';
 import { procCpuMs } from './procCpu.js';
 import { editedPackage } from './watchBench.js';
@@ -35,6 +38,38 @@ const ms = (t: number) => `${(t / 1000).toFixed(2)} s`;
 /** The installed CLI (bin/ runs dist/: `npm run build` first). */
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'lumina-cook.js');
 
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The measured cook from the build: dist/ beside the sources (this file run through tsx), or the
+ * build this file is part of (dist/bench/cookBench.js). A build older than any source it is made
+ * from would measure other code than the checkout's: refused.
+ */
+async function builtCook(): Promise<{ cookProject: typeof import('../cook/cookProject.js').cookProject; ProgressBus: typeof import('../src/log/events.js').ProgressBus }> {
+  const fromBuild = import.meta.url.endsWith('.js');
+  const built = fromBuild ? path.join(here, '..') : path.join(here, '..', 'dist');
+  const entry = path.join(built, 'cook', 'cookProject.js');
+  if (!fromBuild) {
+    let builtAt: number;
+    try {
+      builtAt = fs.statSync(entry).mtimeMs;
+    } catch {
+      throw new Error(`${entry} is missing: run \`npm run build\` first (\`npm run bench\` does)`);
+    }
+    const sources = path.join(here, '..');
+    for (const dir of ['cook', 'src', 'config', 'pak']) {
+      for (const f of fs.readdirSync(path.join(sources, dir), { recursive: true, encoding: 'utf8' })) {
+        if (f.endsWith('.ts') && fs.statSync(path.join(sources, dir, f)).mtimeMs > builtAt) {
+          throw new Error(`dist/ is older than ${dir}/${f}: run \`npm run build\` first (\`npm run bench\` does)`);
+        }
+      }
+    }
+  }
+  const { cookProject } = (await import(pathToFileURL(entry).href)) as typeof import('../cook/cookProject.js');
+  const { ProgressBus } = (await import(pathToFileURL(path.join(built, 'src', 'log', 'events.js')).href)) as typeof import('../src/log/events.js');
+  return { cookProject, ProgressBus };
+}
+
 /** CPU ms of this process's finished child processes (0 where there is no /proc). */
 function childCpuMs(): number {
   return procCpuMs()?.children ?? 0;
@@ -42,6 +77,7 @@ function childCpuMs(): number {
 
 export async function runCookBench(opts: { assets?: number } = {}): Promise<{ lines: string[] }> {
   await initHash();
+  const { cookProject, ProgressBus } = await builtCook();
   const assets = opts.assets ?? 20_000;
   const root = await fsp.mkdtemp(path.join(os.tmpdir(), 'lumina-cookbench-'));
   const lines: string[] = [];
