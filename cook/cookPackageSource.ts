@@ -104,6 +104,8 @@ export async function cookPackageSource(source: Uint8Array, file: string, s: Pac
             return transform(i, props, p);
           }
         : transform,
+      // Only textures change: every other export is walked and renumbered in place, not decoded.
+      transformsClass: (c) => c === TEXTURE_CLASS,
       schemas: s.schemas,
     });
     const lckd = await encodeCooked(cooked.raw, { level: s.compressionLevel });
