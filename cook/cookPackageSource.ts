@@ -92,18 +92,18 @@ export async function cookPackageSource(source: Uint8Array, file: string, s: Pac
     if (packagePath !== undefined) base.materials = materialsOfPackage(pkg, packagePath, contentHash);
     // A texture that fell back to RGBA8 is not what its settings ask for: it ships, but is never
     // cached (nor published) under the key of the real encoding, so the next cook tries again.
-    const transform = textureTransform({
-      ...s.textures,
-      onFallback: (f, reason) => base.fallbacks.push({ file: f, reason }),
-    });
+    // Made for the packages that hold a texture only (its options object is not free, per package).
+    let transform: ReturnType<typeof textureTransform> | undefined;
     const cooked = await cookPackageBytes(pkg, {
       editorOnlyClassPrefixes: s.editorOnlyClassPrefixes,
-      transformExport: s.beforeTexture
-        ? (i, props, p) => {
-            if (p.exports[i].className === TEXTURE_CLASS) s.beforeTexture!();
-            return transform(i, props, p);
-          }
-        : transform,
+      transformExport: (i, props, p) => {
+        if (s.beforeTexture && p.exports[i].className === TEXTURE_CLASS) s.beforeTexture();
+        transform ??= textureTransform({
+          ...s.textures,
+          onFallback: (f, reason) => base.fallbacks.push({ file: f, reason }),
+        });
+        return transform(i, props, p);
+      },
       // Only textures change: every other export is walked and renumbered in place, not decoded.
       transformsClass: (c) => c === TEXTURE_CLASS,
       schemas: s.schemas,
