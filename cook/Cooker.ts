@@ -980,12 +980,13 @@ export class Cooker {
     // Built when the cook is over (after the paks), not held through the pak phase: at a million
     // assets these are ~100 MB on top of the results.
     // The held results give a report's fields without building each asset's whole result.
-    const fieldsOf = (guid: string): AssetReportFields | undefined => (held ? held.brief(guid) : results.get(guid));
+    // Slot i of the held results is all[i]: read by slot, not looked up by GUID.
+    const fieldsOf = (i: number): AssetReportFields | undefined => (held ? held.briefOfSlot(i) : results.get(all[i].record.guid));
     const assetReports = (): AssetReport[] => {
       const out: AssetReport[] = [];
-      for (const a of all) {
-        const r = fieldsOf(a.record.guid);
-        if (r) out.push(report(a, r));
+      for (let i = 0; i < all.length; i++) {
+        const r = fieldsOf(i);
+        if (r) out.push(report(all[i], r));
       }
       return out.sort((x, y) => (x.guid < y.guid ? -1 : x.guid > y.guid ? 1 : 0));
     };
@@ -1004,7 +1005,7 @@ export class Cooker {
     }
 
     // ---- shaders: every permutation the shipped materials need ----
-    const shipped = all.filter((a) => (held ? held.hasOutput(a.record.guid) : results.get(a.record.guid)?.output !== undefined));
+    const shipped = all.filter((a, i) => (held ? held.hasOutputAt(i) : results.get(a.record.guid)?.output !== undefined));
     const shaderRes = await this.cookShaders(
       shipped.filter((a) => a.record.kind === 'package'),
       plan.chunks,

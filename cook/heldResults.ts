@@ -223,6 +223,19 @@ export class HeldResults {
     return this.pakSourceInto(i, out);
   }
 
+  /**
+   * `brief` by slot: the i-th of the assets given to the constructor (a full cook's report loop
+   * walks them in that order, so no lookup by GUID per asset).
+   */
+  briefOfSlot(i: number): AssetReportFields | undefined {
+    return this.flags[i] & SET ? this.briefAt(i) : undefined;
+  }
+
+  /** `hasOutput` by slot (see briefOfSlot). */
+  hasOutputAt(i: number): boolean {
+    return (this.flags[i] & (SET | OUTPUT)) === (SET | OUTPUT);
+  }
+
   /** The slot of `guid` when it holds a result. */
   private setSlot(guid: string): number | undefined {
     const i = this.slotOf.get(guid);

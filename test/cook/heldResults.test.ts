@@ -41,6 +41,9 @@ describe('HeldResults', () => {
     const brief = (r?: AssetCookResult) => r && Object.fromEntries(Object.entries({ status: r.status, reason: r.reason, ms: r.ms, bytesIn: r.bytesIn, bytesOut: r.bytesOut, error: r.error }).filter(([, v]) => v !== undefined));
     expect([1, 2, 3, 4, 5, 9].map((n) => held.brief(g(n)))).toEqual([1, 2, 3, 4, 5, 9].map((n) => brief(held.get(g(n)))));
     expect(held.brief(g(4))).toEqual({ status: 'failed', reason: 'settings', error: failed.error, ms: 3.25, bytesIn: 1234, bytesOut: 0 });
+    // By slot (the i-th asset given to the constructor) the same as by GUID, unset slots included.
+    expect(assets.map((_, i) => held.briefOfSlot(i))).toEqual(assets.map((a) => held.brief(a.record.guid)));
+    expect(assets.map((_, i) => held.hasOutputAt(i))).toEqual(assets.map((a) => held.hasOutput(a.record.guid)));
 
     held.dropBytes();
     expect(held.get(g(3))!.bytes).toBeUndefined();
