@@ -17,6 +17,7 @@ import type { ProgressBus } from '../src/log/events.js';
 import { tempPathFor, writeFileAtomic } from '../src/util/atomicWrite.js';
 import { createTextHasher, hashHex, xxh64 } from '../src/util/hash.js';
 import { entryPathUnder } from '../pak/pakFormat.js';
+import { compressBlocks, type CompressedBlocks } from '../src/format/deflateBlocks.js';
 import { compressionId, decodePakSeal, encodePakSeal, writePak, type PakSeal, type PakSource, type WritePakResult } from '../pak/writePak.js';
 import { SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import type { AssetCookResult } from './cookAsset.js';
@@ -89,6 +90,9 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
   const registryXxh64 = xxh64(registryBytes);
   const registryIdentity = hashHex(registryXxh64);
   const compression = compressionId({ level: config.cook.compressionLevel });
+  // The registry is the same bytes in every pak: compressed once, by the first pak that needs it.
+  let registryBlocks: Promise<CompressedBlocks> | undefined;
+  const registryCompressed = () => (registryBlocks ??= compressBlocks(registryBytes, { level: config.cook.compressionLevel }));
   const outputs: PakOutput[] = [];
   for (const chunk of plan.chunks) {
     // The fingerprint's text: every entry's virtual path and identity, in plan order (by GUID,
@@ -132,7 +136,7 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
         const known = /^([0-9a-f]{16}):/.exec(r.identity ?? '');
         return { path: under(a.record.virtualPath), kind: 'file', file: r.output!, ...(known ? { xxh64: BigInt(`0x${known[1]}`) } : {}) };
       }
-      if (i === texts.length) return { path: under('/AssetRegistry.bin'), kind: 'bytes', data: registryBytes, xxh64: registryXxh64 };
+      if (i === texts.length) return { path: under('/AssetRegistry.bin'), kind: 'bytes', data: registryBytes, xxh64: registryXxh64, compressed: registryCompressed };
       return { path: under(`/${SHADER_CACHE_ENTRY}`), kind: 'bytes', data: shaders!, xxh64: shadersXxh64 };
     };
     const sourceCount = packages.length + texts.length + 1 + (shaders ? 1 : 0);

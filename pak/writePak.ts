@@ -31,7 +31,7 @@ import { errors } from '../src/errors.js';
 import { withAtomicFile } from '../src/util/atomicWrite.js';
 import { createXxh64, hashHex, initHash, xxh64 } from '../src/util/hash.js';
 import { COOKED_FIXED_HEADER, COOKED_MAGIC, COOKED_VERSION, parseCookedHeader, readCookedHeader, type CookedHeader } from '../src/format/cookedPackage.js';
-import { BLOCK_SIZE, DEFAULT_LEVEL, blockCountFor, compressBlocks, decompressBlock, decompressBlockAsync, deflateEachBlock, rawBlockSize, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
+import { BLOCK_SIZE, DEFAULT_LEVEL, blockCountFor, compressBlocks, type CompressedBlocks, decompressBlock, decompressBlockAsync, deflateEachBlock, rawBlockSize, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
 import { PakReader } from './PakReader.js';
 import {
   PAK_FLAG_PATCH,
@@ -71,6 +71,12 @@ export type PakSource =
       data: Uint8Array;
       /** xxh64 of `data`, when the caller has it (see the 'file' source's). */
       xxh64?: bigint;
+      /**
+       * `compressBlocks(data)` with this write's level and engine, when the caller shares it: the
+       * same bytes written into several paks (AssetRegistry.bin in every chunk pak) are compressed
+       * once. Asked for only when the entry is compressed here (not copied from `previous`).
+       */
+      compressed?: () => Promise<CompressedBlocks>;
     }
   | { path: string; kind: 'tombstone' };
 
@@ -754,9 +760,9 @@ async function writeFileSource(out: PositionalOut, path: string, file: string, o
   }
 }
 
-async function writeBytes(out: PositionalOut, path: string, data: Uint8Array, opts: CompressOptions): Promise<PakEntry> {
+async function writeBytes(out: PositionalOut, path: string, data: Uint8Array, opts: CompressOptions, compressed?: () => Promise<CompressedBlocks>): Promise<PakEntry> {
   const offset = out.pos;
-  const { method, blocks } = await compressBlocks(data, opts);
+  const { method, blocks } = await (compressed ? compressed() : compressBlocks(data, opts));
   for (const b of blocks) await out.write(b);
   return {
     path,
@@ -940,7 +946,7 @@ async function writePakFile(
             cookedOf[i] = 0n;
             break;
           case 'bytes':
-            e = await writeBytes(w, s.path, s.data, compress);
+            e = await writeBytes(w, s.path, s.data, compress, s.compressed);
             cookedOf[i] = 0n;
             break;
           case 'tombstone':

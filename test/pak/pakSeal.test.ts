@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compressionId, decodePakSeal, encodePakSeal, writePak, type PakSeal, type PakSource, type WritePakOptions } from '../../pak/writePak.js';
 import { PakReader } from '../../pak/PakReader.js';
 import { encodeCooked } from '../../src/format/cookedPackage.js';
+import { compressBlocks } from '../../src/format/deflateBlocks.js';
 import { initHash, xxh64 } from '../../src/util/hash.js';
 import { mixedBytes, tempDirEach } from './helpers.js';
 
@@ -125,5 +126,34 @@ describe('pak seals', () => {
     bytes[bytes.byteLength - 20] ^= 1;
     expect(decodePakSeal(bytes)).toBeUndefined();
     expect(decodePakSeal(bytes.subarray(0, 30))).toBeUndefined();
+  });
+});
+
+describe("a bytes source's shared compression (AssetRegistry.bin in every chunk pak)", () => {
+  it('each pak takes the shared blocks (the bytes compressBlocks gives), and none asks for them when the previous pak lends the entry', async () => {
+    const src = await sources();
+    const reg = src.find((s) => s.path === '/AssetRegistry.bin') as Extract<PakSource, { kind: 'bytes' }>;
+    let asked = 0;
+    let shared: ReturnType<typeof compressBlocks> | undefined;
+    const compressed = () => {
+      asked++;
+      return (shared ??= compressBlocks(reg.data));
+    };
+    const withShared = src.map((s) => (s === reg ? { ...reg, compressed } : s));
+    const a = path.join(dir, 'A.pak');
+    const b = path.join(dir, 'B.pak');
+    const first = await writePak(a, withShared, opts());
+    await writePak(b, withShared, opts());
+    expect(asked).toBe(2);
+    // Both paks are the one built from scratch without it.
+    const plain = await scratch(src);
+    expect(fs.readFileSync(a).equals(plain)).toBe(true);
+    expect(fs.readFileSync(b).equals(plain)).toBe(true);
+    // A rebuild that copies the registry's blocks from the previous pak compresses nothing.
+    asked = 0;
+    const again = await writePak(a, withShared, opts(a, undefined, first.tocHash));
+    expect(asked).toBe(0);
+    expect(again.reusedCompressed).toBeGreaterThan(0);
+    expect(fs.readFileSync(a).equals(plain)).toBe(true);
   });
 });
