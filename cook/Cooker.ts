@@ -734,6 +734,9 @@ export class Cooker {
     const ciSeverity = ci ? 'error' : 'warning';
     // Before anything is written into Saved/Cooked: did the last sweep leave it clean? (cookedOutputs.ts)
     const swept = readSweptMarker(config.cookedDir, config.intermediatesDir);
+    // Or was there nothing in it yet (a first cook)? Then, under the project lock, whatever is there at
+    // the end this cook wrote: the outputs of its results (see the sweep below).
+    const startedEmpty = swept === undefined && folderEmpty(config.cookedDir);
     // Read the schemas folder again: a daemon's full cook picks up schema edits (SCHEMA_INVALID throws, like a bad config).
     if (config.schemasDir) {
       this.ctx.schemas = loadSchemas(config.schemasDir);
@@ -1066,8 +1069,10 @@ export class Cooker {
         const shippedGuids = new Set(shipped.map((a) => a.record.guid));
         this.cache.prune((guid) => shippedGuids.has(guid));
       }
-      // The walk finds nothing when the folder was clean before this cook and the same outputs ship.
-      if (swept?.outputs !== fingerprints.outputs) {
+      // The walk finds nothing when the folder was clean before this cook and the same outputs ship,
+      // nor when it was empty and every planned asset ships: each file this cook wrote (temp + rename,
+      // a failed write removes its temp) is the output of one of them, at its usual path.
+      if (swept?.outputs !== fingerprints.outputs && !(startedEmpty && !split && shipped.length === all.length)) {
         await removeStale(config.cookedDir, new Set([registryFile, shaderFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
       }
       const marker = { outputs: fingerprints.outputs, registryInputs: fingerprints.registryInputs, registryXxh64: hashHex(xxh64(registryBytes)), registrySize: registryBytes.byteLength };
@@ -1142,6 +1147,15 @@ export class Cooker {
   async flushStore(): Promise<void> {
     while (this.publishing.size) await Promise.all([...this.publishing]);
     await this.store?.flush?.().catch(() => {});
+  }
+}
+
+/** The folder is missing or holds nothing. */
+function folderEmpty(dir: string): boolean {
+  try {
+    return fs.readdirSync(dir).length === 0;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }
 
