@@ -382,7 +382,8 @@ export class Cooker {
         leanHeapFor(p.files);
         bus.emit({ type: 'SCAN_PROGRESS', ...p });
       };
-      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log, onProgress, keep }).catch((e: unknown) => {
+      // A cold scan reads on the cook workers, started above and idle until the plan.
+      const opened = await openProjectRegistry(config, { mintSidecars: !ci, log, onProgress, keep, readers: pool }).catch((e: unknown) => {
         cache.close();
         throw e;
       });

@@ -7,6 +7,7 @@ import type { ErrorCode, LuminaLog } from '../src/errors.js';
 import type { Logger } from '../src/log/logger.js';
 import { AssetRegistry, type ScanProgress } from '../src/registry/AssetRegistry.js';
 import type { KeptSources } from '../src/registry/keptSources.js';
+import type { ScanReaders } from '../src/registry/readPool.js';
 import type { ScanResult } from '../src/registry/types.js';
 
 export interface OpenedRegistry {
@@ -16,14 +17,17 @@ export interface OpenedRegistry {
   problems: Array<LuminaLog & { severity: 'error' | 'warning'; guid?: string }>;
 }
 
-/** Open and scan. `mintSidecars` is false under --ci: nothing is written into the source tree. */
+/**
+ * Open and scan. `mintSidecars` is false under --ci: nothing is written into the source tree.
+ * `readers`: running threads the scan reads on (a first cook's workers).
+ */
 export async function openProjectRegistry(
   config: ProjectConfig,
-  opts: { mintSidecars: boolean; log?: Logger; onProgress?: (p: ScanProgress) => void; keep?: KeptSources },
+  opts: { mintSidecars: boolean; log?: Logger; onProgress?: (p: ScanProgress) => void; keep?: KeptSources; readers?: ScanReaders },
 ): Promise<OpenedRegistry> {
   // The cook reports scan problems itself, with --ci deciding their severity.
   const registry = await AssetRegistry.open({ config, log: opts.log, mintSidecars: opts.mintSidecars, logProblems: false });
-  const scan = await registry.scan({ onProgress: opts.onProgress, keep: opts.keep });
+  const scan = await registry.scan({ onProgress: opts.onProgress, keep: opts.keep, readers: opts.readers });
   const problems = scan.problems.map((p) => {
     const l: OpenedRegistry['problems'][number] = { code: p.code as ErrorCode, message: p.message, severity: p.severity ?? 'error' };
     if (p.guid !== undefined) l.guid = p.guid;

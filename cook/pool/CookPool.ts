@@ -13,6 +13,11 @@
  * was cooking is retried one file per batch, so the file that kills a worker again fails alone
  * with COOK_FAILED naming it, and the batches queued behind it are sent again as they were. A
  * worker never leaves a request unanswered.
+ *
+ * A first cook's registry scan reads on these workers too (`readBatch`, the registry's
+ * `ScanReaders`): they are started when the cook opens, before the scan, and would sit idle
+ * while the main thread alone read, hashed and parsed every source. A scan batch goes before any
+ * cook batch; one a dying worker held is handed back (rejected) and the scan reads it itself.
  */
 import os from 'node:os';
 import { createRequire } from 'node:module';
@@ -20,6 +25,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { errors } from '../../src/errors.js';
+import type { BatchAnswer, ReadJob, ScanReaders } from '../../src/registry/readPool.js';
 import type { PackageCookOutcome } from '../cookPackageSource.js';
 import type { FromWorker, JobResult, ToWorker, WorkerInit, WorkerJob, WorkerSettings } from './messages.js';
 
@@ -52,9 +58,19 @@ interface Job {
   alone?: boolean;
 }
 
+/** A batch of a registry scan's reads. */
+interface ScanRequest {
+  jobs: ReadJob[];
+  keep: boolean;
+  resolve: (a: BatchAnswer) => void;
+  reject: (e: Error) => void;
+}
+
 interface Batch {
   id: number;
   jobs: Job[];
+  /** A scan batch (then `jobs` is empty). */
+  scan?: ScanRequest;
 }
 
 interface Slot {
@@ -64,6 +80,8 @@ interface Slot {
   /** The uncaught error that is ending it, for the message of the files it takes down. */
   error?: Error;
   dead: boolean;
+  /** It has loaded and said so. */
+  ready: boolean;
 }
 
 /** The worker count `cook.workers` asks for (0: one per core). */
@@ -71,20 +89,32 @@ export function poolSize(configured: number): number {
   return configured > 0 ? configured : Math.max(1, os.availableParallelism());
 }
 
-export class CookPool {
+export class CookPool implements ScanReaders {
   readonly size: number;
   private settings: WorkerSettings;
   private readonly exitOn: string | undefined;
   private readonly slots: Slot[] = [];
   private queue: Job[] = [];
+  /** Scan batches waiting for room on a worker; they go before cook batches. */
+  private scanQueue: ScanRequest[] = [];
   private nextId = 0;
   private flushScheduled = false;
   private closed = false;
   /** Workers started over the pool's life (replacements too), for tests and logs. */
   started = 0;
+  /** Scan batches the workers answered, for tests and logs. */
+  scanBatches = 0;
   /** Workers alive now. */
   get running(): number {
     return this.slots.filter((s) => !s.dead).length;
+  }
+  /** ScanReaders: the threads a scan reads on. */
+  get threads(): number {
+    return this.size;
+  }
+  /** ScanReaders: workers that have loaded. */
+  get ready(): number {
+    return this.slots.filter((s) => s.ready && !s.dead).length;
   }
 
   constructor(opts: CookPoolOptions) {
@@ -115,6 +145,18 @@ export class CookPool {
     while (!this.closed && this.slots.length < this.size) this.spawn();
   }
 
+  /**
+   * ScanReaders: read a batch of a registry scan on a worker (src/registry/readPool.ts). Rejects
+   * when the pool is closed or the worker holding it dies (the scan then reads it itself).
+   */
+  readBatch(jobs: ReadJob[], keep: boolean): Promise<BatchAnswer> {
+    if (this.closed) return Promise.reject(new Error('the cook pool is closed'));
+    return new Promise<BatchAnswer>((resolve, reject) => {
+      this.scanQueue.push({ jobs, keep, resolve, reject });
+      this.dispatch();
+    });
+  }
+
   /** New settings (a daemon's full cook re-read the schemas): every worker takes them before its next batch. */
   updateSettings(settings: WorkerSettings): void {
     this.settings = settings;
@@ -126,11 +168,16 @@ export class CookPool {
   async close(): Promise<void> {
     this.closed = true;
     const slots = this.slots.splice(0);
+    const closed = new Error('the cook pool is closed');
     for (const s of slots) {
       s.dead = true;
-      for (const b of s.batches) for (const j of b.jobs) j.resolve({ outcome: stopped(j.file, 'the cook stopped') });
+      for (const b of s.batches) {
+        b.scan?.reject(closed);
+        for (const j of b.jobs) j.resolve({ outcome: stopped(j.file, 'the cook stopped') });
+      }
     }
     for (const j of this.queue.splice(0)) j.resolve({ outcome: stopped(j.file, 'the cook stopped') });
+    for (const r of this.scanQueue.splice(0)) r.reject(closed);
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
 
@@ -146,6 +193,16 @@ export class CookPool {
   }
 
   private dispatch(): void {
+    while (this.scanQueue.length > 0 && !this.closed) {
+      const slot = this.freeSlot();
+      if (!slot) return;
+      const scan = this.scanQueue.shift()!;
+      const batch: Batch = { id: this.nextId++, jobs: [], scan };
+      slot.batches.push(batch);
+      if (slot.batches.length === 1) slot.worker.ref();
+      const msg: ToWorker = { type: 'scan', id: batch.id, jobs: scan.jobs, keep: scan.keep };
+      slot.worker.postMessage(msg);
+    }
     while (this.queue.length > 0 && !this.closed) {
       const slot = this.freeSlot();
       if (!slot) return;
@@ -202,7 +259,7 @@ export class CookPool {
     const init: WorkerInit = { settings: this.settings, ...(this.exitOn !== undefined ? { exitOn: this.exitOn } : {}) };
     const worker = startWorker(init);
     this.started++;
-    const slot: Slot = { worker, batches: [], dead: false };
+    const slot: Slot = { worker, batches: [], dead: false, ready: false };
     worker.unref();
     worker.on('message', (m: FromWorker) => this.onMessage(slot, m));
     worker.on('error', (e) => {
@@ -214,11 +271,19 @@ export class CookPool {
   }
 
   private onMessage(slot: Slot, m: FromWorker): void {
+    if (m.type === 'ready') {
+      slot.ready = true;
+      return;
+    }
     const i = slot.batches.findIndex((b) => b.id === m.id);
     if (i < 0) return;
     const [batch] = slot.batches.splice(i, 1);
     if (slot.batches.length === 0) slot.worker.unref();
-    batch.jobs.forEach((j, k) => j.resolve(m.results[k]));
+    if (m.type === 'scan') {
+      this.scanBatches++;
+      batch.scan?.resolve(m.answer);
+    }
+    else batch.jobs.forEach((j, k) => j.resolve(m.results[k]));
     this.dispatch();
   }
 
@@ -227,9 +292,15 @@ export class CookPool {
     slot.dead = true;
     const at = this.slots.indexOf(slot);
     if (at >= 0) this.slots.splice(at, 1);
-    const [cooking, ...waiting] = slot.batches;
-    slot.batches = [];
     const why = slot.error ? `${slot.error.message}` : `exit code ${code}`;
+    // Scan batches go back to the scan, which reads them itself.
+    for (const b of slot.batches) b.scan?.reject(new Error(`the cook worker stopped (${why})`));
+    const cookBatches = slot.batches.filter((b) => b.scan === undefined);
+    // The batch it was on is the oldest one, when that is a cook batch.
+    const onCook = slot.batches.length > 0 && slot.batches[0].scan === undefined;
+    const cooking = onCook ? cookBatches[0] : undefined;
+    const waiting = onCook ? cookBatches.slice(1) : cookBatches;
+    slot.batches = [];
     const retry: Job[] = [];
     for (const j of cooking?.jobs ?? []) {
       if (j.alone) j.resolve({ outcome: stopped(j.file, `the cook worker stopped while cooking this file (${why})`) });
@@ -238,6 +309,7 @@ export class CookPool {
     // Retried first, in order: the batch that was cooking file by file, then the ones queued behind it.
     this.queue = [...retry, ...waiting.flatMap((b) => b.jobs), ...this.queue];
     this.schedule();
+    if (this.scanQueue.length > 0) this.dispatch();
   }
 }
 

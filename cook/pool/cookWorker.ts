@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errors } from '../../src/errors.js';
 import { initHash } from '../../src/util/hash.js';
+import { answerBatch, type ReadJob } from '../../src/registry/readPool.js';
 import { ClassSchemas } from '../../src/schemas/classSchemas.js';
 import { loadSchemas } from '../../src/schemas/loadSchemas.js';
 import { writeAssetOutput } from '../cookAsset.js';
@@ -92,10 +93,20 @@ async function runBatch(id: number, jobs: WorkerJob[]): Promise<void> {
   port.postMessage(msg, transfer);
 }
 
+/** A batch of the registry's cold scan: read, hashed and parsed here while the main thread walks and merges. */
+async function runScan(id: number, jobs: ReadJob[], keep: boolean): Promise<void> {
+  const answer = await answerBatch(jobs, keep);
+  const msg: FromWorker = { type: 'scan', id, answer };
+  // The image is copied (a small one may sit in Node's shared Buffer pool); the kept bytes are this batch's own buffer.
+  port.postMessage(msg, answer.kept ? [answer.kept.bytes.buffer as ArrayBuffer] : []);
+}
+
 await initHash();
 apply(init.settings);
 let chain = Promise.resolve();
 port.on('message', (m: ToWorker) => {
   if (m.type === 'settings') chain = chain.then(() => apply(m.settings));
+  else if (m.type === 'scan') chain = chain.then(() => runScan(m.id, m.jobs, m.keep));
   else chain = chain.then(() => runBatch(m.id, m.jobs));
 });
+port.postMessage({ type: 'ready' } satisfies FromWorker);

@@ -2,6 +2,7 @@
 import type { TextureConfig } from '../../config/index.js';
 import type { WrittenOutput } from '../cookAsset.js';
 import type { PackageCookOutcome } from '../cookPackageSource.js';
+import type { BatchAnswer, ReadJob } from '../../src/registry/readPool.js';
 
 /** The settings every package cook of a project shares; the worker loads the schemas itself. */
 export interface WorkerSettings {
@@ -30,7 +31,11 @@ export interface WorkerJob {
   source?: Uint8Array;
 }
 
-export type ToWorker = { type: 'settings'; settings: WorkerSettings } | { type: 'batch'; id: number; jobs: WorkerJob[] };
+/** `scan`: a batch of the registry's cold scan (src/registry/readPool.ts), read and answered as its own read threads do. */
+export type ToWorker =
+  | { type: 'settings'; settings: WorkerSettings }
+  | { type: 'batch'; id: number; jobs: WorkerJob[] }
+  | { type: 'scan'; id: number; jobs: ReadJob[]; keep: boolean };
 
 /**
  * One job's answer: its outcome (`written`: the LCKD bytes are in the output file, with its
@@ -39,4 +44,5 @@ export type ToWorker = { type: 'settings'; settings: WorkerSettings } | { type: 
  */
 export type JobResult = { outcome: PackageCookOutcome; written?: WrittenOutput } | { needsMain: true };
 
-export type FromWorker = { type: 'batch'; id: number; results: JobResult[] };
+/** `ready`: the worker has loaded and takes messages now (a scan reads on the main thread until then). */
+export type FromWorker = { type: 'batch'; id: number; results: JobResult[] } | { type: 'scan'; id: number; answer: BatchAnswer } | { type: 'ready' };

@@ -34,7 +34,7 @@ import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
 import type { KeptSources } from './keptSources.js';
 import { RecordInterner } from './recordIntern.js';
-import { outcomeError, readOnPool, type ReadJob } from './readPool.js';
+import { outcomeError, ReadThreads, readOnPool, type ReadJob, type ScanReaders } from './readPool.js';
 import { CACHE_FILE_NAME, encodeRegistryCache, entryAt, indexRegistryCache, thawRecord, type CacheEntry } from './registryCache.js';
 import { RowFolder } from './rowFolder.js';
 import { EntryTable } from './entryTable.js';
@@ -403,10 +403,12 @@ export class AssetRegistry {
    * A full incremental pass over every content mount. `onProgress` hears how many files the walk
    * found and how many of those it reads (changed or new), at most every 100 ms and once at the end.
    * `keep`: the whole bytes of the small packages it reads go there too (a first cook hands them
-   * to its workers instead of reading each file again; see keptSources.ts).
+   * to its workers instead of reading each file again; see keptSources.ts). `readers`: threads
+   * already running that read the packages when there are many (a first cook's workers; see
+   * readPool.ts); the records, problems and cache are the same as read here.
    */
-  async scan(opts: { onProgress?: (p: ScanProgress) => void; keep?: KeptSources } = {}): Promise<ScanResult> {
-    const { result, change } = await this.mutex.run(() => this.doScan(opts.onProgress, opts.keep));
+  async scan(opts: { onProgress?: (p: ScanProgress) => void; keep?: KeptSources; readers?: ScanReaders } = {}): Promise<ScanResult> {
+    const { result, change } = await this.mutex.run(() => this.doScan(opts.onProgress, opts.keep, opts.readers));
     this.notify(change);
     return result;
   }
@@ -650,7 +652,7 @@ export class AssetRegistry {
     return { assets: 0, read: 0, cached: 0, rehashed: 0, removed: 0, problems, ms: 0 };
   }
 
-  private async doScan(onProgress?: (p: ScanProgress) => void, keep?: KeptSources): Promise<{ result: ScanResult; change: RegistryChange }> {
+  private async doScan(onProgress?: (p: ScanProgress) => void, keep?: KeptSources, readers?: ScanReaders): Promise<{ result: ScanResult; change: RegistryChange }> {
     const t0 = performance.now();
     const result = this.newResult();
     const gen = ++this.gen;
@@ -695,7 +697,7 @@ export class AssetRegistry {
         },
       });
     }
-    await this.process(walked, result, gen, onProgress, batch, keep);
+    await this.process(walked, result, gen, onProgress, batch, keep, readers);
     // Reap: cache entries under a walked mount that this walk did not see. Entries under a
     // disabled plugin's folder are kept, and stay out of the registry. Entries under no folder
     // of this project's config (the project was copied or moved: the cache names absolute
@@ -846,6 +848,7 @@ export class AssetRegistry {
     onProgress?: (p: ScanProgress) => void,
     batch: Batch = { upserts: [], removals: [] },
     keep?: KeptSources,
+    readers?: ScanReaders,
   ): Promise<Batch> {
     // result.cached already counts the files the walk settled (doScan's `unchanged`).
     const progress = { files: files.length + result.cached, toRead: 0, read: 0 };
@@ -858,7 +861,7 @@ export class AssetRegistry {
     };
     /** Packages for the read threads (readPool.ts), when there are enough of them. */
     const poolFiles: WalkedFile[] = [];
-    const readThreads = this.readThreadsOpt ?? 0;
+    const readThreads = readers?.threads ?? this.readThreadsOpt ?? 0;
     const local: WalkedFile[] = [];
     for (const f of files) {
       const entry = this.entries.get(f.file);
@@ -887,8 +890,10 @@ export class AssetRegistry {
       return { file: f.file, virtualPath: f.virtualPath, mount: f.mount, mtimeMs: f.mtimeMs, size: f.size, hashOnly };
     };
 
+    // The caller's running threads, else threads of our own for this call.
+    const own = poolFiles.length > 0 && readers === undefined ? new ReadThreads(readThreads) : undefined;
     const readsDone = poolFiles.length > 0
-      ? readOnPool(poolFiles, toJob, readThreads, (f, o) => {
+      ? readOnPool(poolFiles, toJob, readers ?? own!, (f, o) => {
           let done = true;
           try {
             const err = outcomeError(o);
@@ -921,9 +926,13 @@ export class AssetRegistry {
             if (done) progress.read++;
             report();
           }
-        }, { mainThreadReads: this.mainThreadReads })
+        }, { mainThreadReads: this.mainThreadReads, keep })
       : Promise.resolve();
-    await readsDone;
+    try {
+      await readsDone;
+    } finally {
+      own?.close();
+    }
 
     const queue = new PQueue({ concurrency: this.concurrency });
     let queued = 0;

@@ -12,10 +12,12 @@
  * files (a million-asset cold cook keeps its memory for the registry itself). The cook drops what
  * it did not take (`retain`, `clear`).
  */
+import type { SourceSink } from './readAsset.js';
+
 /** Kept bytes go into slabs of this size (a buffer per file cost an allocation each, and its own transfer). */
 const SLAB = 1 << 20;
 
-export class KeptSources {
+export class KeptSources implements SourceSink {
   private readonly files = new Map<string, Uint8Array>();
   private held = 0;
   private off = false;
@@ -39,6 +41,11 @@ export class KeptSources {
   /** Files held now. */
   get size(): number {
     return this.files.size;
+  }
+
+  /** Whether bytes offered now may be kept (not past `maxFiles`, not cleared). */
+  get accepting(): boolean {
+    return !this.off;
   }
 
   /** The scan is about to read `files` files: past `maxFiles`, keep nothing. */
@@ -67,6 +74,19 @@ export class KeptSources {
       this.slabAt += n;
     }
     this.files.set(file, copy);
+    this.held += n;
+  }
+
+  /**
+   * `offer` for bytes that are already the scan's to keep (a read worker's transferred batch
+   * buffer): held as they are, not copied. Dropped past the budget.
+   */
+  adopt(file: string, whole: Uint8Array): void {
+    const n = whole.byteLength;
+    if (this.off || this.held + n > this.budget) return;
+    const old = this.files.get(file);
+    if (old) this.held -= old.byteLength;
+    this.files.set(file, whole);
     this.held += n;
   }
 

@@ -19,7 +19,6 @@ import { findAssetExport, parsePackageTables, readPackageTables } from '../forma
 import { NULL_GUID, type PackageTables } from '../format/packageTypes.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { createXxh64, hashHex, xxh64 } from '../util/hash.js';
-import type { KeptSources } from './keptSources.js';
 import type { AssetRecord } from './types.js';
 import { SIDECAR_EXT, statOrNull, type FileStat } from './walkMount.js';
 import { readAt } from '../util/readAt.js';
@@ -44,6 +43,12 @@ function takeBuffer(): Buffer {
 
 function giveBuffer(b: Buffer): void {
   if (pool.length < 64) pool.push(b);
+}
+
+/** Where a read hands the whole bytes of a package it read in one piece (keptSources.ts, or a read worker's batch). */
+export interface SourceSink {
+  /** `whole` is a pooled buffer, reused once the call returns: copy what you keep. */
+  offer(file: string, whole: Uint8Array): void;
 }
 
 export interface Located {
@@ -123,7 +128,7 @@ export function hashWholeFile(file: string, size: number): Promise<string> {
  * Read a package's asset record: hash the file and parse its tables. Throws LuminaError. `keep`
  * gets the file's bytes when this one read held all of them (the bytes the hash is of).
  */
-export async function readPackageRecord(at: Located, stat: FileStat, keep?: KeptSources): Promise<AssetRecord> {
+export async function readPackageRecord(at: Located, stat: FileStat, keep?: SourceSink): Promise<AssetRecord> {
   let tables: PackageTables | undefined;
   let headError: unknown;
   const hash = await hashFile(at.file, stat.size, (head) => {

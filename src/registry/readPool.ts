@@ -7,21 +7,28 @@
  * record is the record the main thread would have read; a failure comes back as its typed
  * error's fields and is rebuilt as the LuminaError naming the file.
  *
+ * Where they read is a `ScanReaders`: threads that are already running (a first cook's workers,
+ * started when it opens: cook/pool/CookPool.ts), or the registry's own (`ReadThreads`, the
+ * `readThreads` option; starting threads just for the scan cost more than they saved, because
+ * each loads its modules and warms up first).
+ *
  * What comes back is cheap for the main thread to take in, since it is the bottleneck: a batch's
  * records as one registry cache image (registryCache.ts, the format the cache is saved in), which
  * the main thread decodes into cache entries whose full records are built on first use, the same
  * as a warm load's. Records as objects through postMessage cost the main thread more (structured
- * clone of ~15 objects per record, all kept) than the whole read saved.
+ * clone of ~15 objects per record, all kept) than the whole read saved. With `keep` (a first cook:
+ * keptSources.ts) the batch's small packages also come back whole, in one transferred buffer.
  *
- * Jobs go out BATCH at a time, a few batches per worker in flight. Until a worker has started
- * (tens of ms) the main thread reads batches itself, one per event-loop turn so a worker's "ready"
- * is heard. A worker that dies has its batch read on the main thread.
+ * Jobs go out BATCH at a time, a few batches per thread in flight. Until a thread is ready
+ * (tens of ms; a cook worker under tsx, hundreds) the main thread reads batches itself, one per
+ * event-loop turn. A batch a thread could not answer (it died) is read on the main thread.
  */
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { isLuminaError, LuminaError, type LuminaLog } from '../errors.js';
 import { startWorker } from '../util/startWorker.js';
-import { hashWholeFile, readPackageRecord } from './readAsset.js';
+import type { KeptSources } from './keptSources.js';
+import { hashWholeFile, readPackageRecord, type SourceSink } from './readAsset.js';
 import { decodeRegistryCache, encodeRegistryCache, type CacheEntry } from './registryCache.js';
 import type { AssetRecord } from './types.js';
 
@@ -43,22 +50,45 @@ export type ReadOutcome = { record: AssetRecord } | { hash: string } | Failure;
 /** A job's outcome as the pool hands it over: a record read on a worker arrives as a cache entry. */
 export type PoolOutcome = ReadOutcome | { entry: CacheEntry };
 
-/** A worker's answer to a batch: the records as one cache image; per job, null (its record is in the image) or its hash or failure. */
+/**
+ * A worker's answer to a batch: the records as one cache image; per job, null (its record is in
+ * the image) or its hash or failure. `kept` (asked for with `keep`): the packages read whole in
+ * one piece, back to back in one buffer (transferred); per job its offset and length there
+ * (`spans[2i]`, `spans[2i + 1]`; length -1: none).
+ */
 export interface BatchAnswer {
   image: Uint8Array | null;
   rest: Array<{ hash: string } | Failure | null>;
+  kept?: { bytes: Uint8Array; spans: number[] };
+}
+
+/**
+ * Threads a scan hands batches of packages to. The registry's own (`ReadThreads`), or a pool the
+ * caller runs anyway (a first cook's workers): the registry does not know which.
+ */
+export interface ScanReaders {
+  /** Threads that read; the scan keeps a few batches per thread in flight. */
+  readonly threads: number;
+  /** Threads started and ready now. While none is, the scan's own thread reads too. */
+  readonly ready: number;
+  /**
+   * Read a batch on a thread (each job as `runReadJob` does; answer with `answerBatch`). Rejects
+   * when no thread could answer it (one died, the pool closed): the scan reads it itself.
+   * `keep`: send back the bytes of the packages read whole (BatchAnswer.kept).
+   */
+  readBatch(jobs: ReadJob[], keep: boolean): Promise<BatchAnswer>;
 }
 
 /** Files per message. */
 const BATCH = 64;
-/** Batches in flight per worker: the next one is there when a worker finishes one. */
+/** Batches in flight per thread: the next one is there when a thread finishes one. */
 const AHEAD = 2;
 
-/** Run one job where the caller is (main thread or worker). Never throws. */
-export async function runReadJob(job: ReadJob): Promise<ReadOutcome> {
+/** Run one job where the caller is (main thread or worker). Never throws. `keep` gets the bytes of a package read whole. */
+export async function runReadJob(job: ReadJob, keep?: SourceSink): Promise<ReadOutcome> {
   try {
     if (job.hashOnly) return { hash: await hashWholeFile(job.file, job.size) };
-    return { record: await readPackageRecord(job, job) };
+    return { record: await readPackageRecord(job, job, keep) };
   } catch (e) {
     if (isLuminaError(e)) return { error: e.toLog() };
     const x = e as NodeJS.ErrnoException;
@@ -66,16 +96,51 @@ export async function runReadJob(job: ReadJob): Promise<ReadOutcome> {
   }
 }
 
+/** The largest package whose bytes a read hands on (readAsset.ts reads up to this in one piece). */
+const KEEP_MAX = 256 * 1024;
+
 /** A worker's whole answer to a batch (see BatchAnswer). */
-export async function answerBatch(jobs: ReadJob[]): Promise<BatchAnswer> {
-  const outcomes = await Promise.all(jobs.map(runReadJob));
+export async function answerBatch(jobs: ReadJob[], keep = false): Promise<BatchAnswer> {
+  let sink: (SourceSink & { bytes: Uint8Array; spans: number[] }) | undefined;
+  if (keep) {
+    // Room for every package that can be read in one piece: a batch's bytes go back in one buffer.
+    let room = 0;
+    const index = new Map<string, number>();
+    jobs.forEach((j, i) => {
+      if (!j.hashOnly && j.size <= KEEP_MAX) {
+        room += j.size;
+        index.set(j.file, i);
+      }
+    });
+    const bytes = new Uint8Array(room);
+    const spans = new Array<number>(jobs.length * 2).fill(-1);
+    let at = 0;
+    sink = {
+      bytes,
+      spans,
+      offer(file, whole) {
+        const i = index.get(file);
+        if (i === undefined || at + whole.byteLength > bytes.byteLength) return;
+        bytes.set(whole, at);
+        spans[2 * i] = at;
+        spans[2 * i + 1] = whole.byteLength;
+        at += whole.byteLength;
+      },
+    };
+  }
+  const outcomes: ReadOutcome[] = [];
+  // One after another: a small package is read synchronously anyway, and one pooled buffer serves all.
+  for (const j of jobs) outcomes.push(await runReadJob(j, sink));
   const records: Array<{ record: AssetRecord }> = [];
   const rest = outcomes.map((o) => {
     if (!('record' in o)) return o;
     records.push({ record: o.record });
     return null;
   });
-  return { image: records.length > 0 ? encodeRegistryCache(records) : null, rest };
+  // Unsealed: it goes to the main thread, never to disk (no SHA-1 on either side).
+  const a: BatchAnswer = { image: records.length > 0 ? encodeRegistryCache(records, false) : null, rest };
+  if (sink) a.kept = { bytes: sink.bytes, spans: sink.spans };
+  return a;
 }
 
 /** The error a failed outcome stands for (what the main thread's own read would have thrown), or undefined. */
@@ -94,57 +159,117 @@ export function defaultReadThreads(): number {
   return Math.min(4, cores());
 }
 
-interface Batch<T> {
-  items: T[];
-  jobs: ReadJob[];
+interface Pending {
+  resolve: (a: BatchAnswer) => void;
+  reject: (e: Error) => void;
 }
 
 interface Slot {
   worker: Worker;
   ready: boolean;
   /** Batches sent and not answered, oldest first (a worker answers in order). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  inFlight: Batch<any>[];
+  inFlight: Pending[];
   dead: boolean;
 }
 
-/** Where a pool's batches were read. */
+/**
+ * The registry's own read threads (readWorker.ts), for a scan with no running pool to read on
+ * (`AssetRegistry`'s `readThreads`). Stop them with `close`.
+ */
+export class ReadThreads implements ScanReaders {
+  private readonly slots: Slot[] = [];
+
+  constructor(readonly threads: number) {
+    for (let i = 0; i < threads; i++) {
+      const slot: Slot = { worker: startWorker(import.meta.url, 'readWorker'), ready: false, inFlight: [], dead: false };
+      slot.worker.on('message', (m: 'ready' | BatchAnswer) => {
+        if (slot.dead) return;
+        if (m === 'ready') slot.ready = true;
+        else slot.inFlight.shift()?.resolve(m);
+      });
+      const lost = (e?: unknown) => this.lose(slot, e instanceof Error ? e : new Error('the read worker stopped'));
+      slot.worker.on('error', lost);
+      slot.worker.on('exit', () => lost());
+      this.slots.push(slot);
+    }
+  }
+
+  get ready(): number {
+    return this.slots.filter((s) => s.ready && !s.dead).length;
+  }
+
+  readBatch(jobs: ReadJob[], keep: boolean): Promise<BatchAnswer> {
+    let best: Slot | undefined;
+    for (const s of this.slots) {
+      if (s.dead) continue;
+      // A ready thread first, then the least loaded.
+      if (!best || (s.ready && !best.ready) || (s.ready === best.ready && s.inFlight.length < best.inFlight.length)) best = s;
+    }
+    if (!best) return Promise.reject(new Error('no read worker is running'));
+    const slot = best;
+    return new Promise<BatchAnswer>((resolve, reject) => {
+      slot.inFlight.push({ resolve, reject });
+      slot.worker.postMessage({ jobs, keep });
+    });
+  }
+
+  /** Stop every thread; batches not answered reject. */
+  close(): void {
+    for (const s of this.slots) {
+      this.lose(s, new Error('the read threads were stopped'));
+      void s.worker.terminate();
+    }
+  }
+
+  private lose(slot: Slot, e: Error): void {
+    if (slot.dead) return;
+    slot.dead = true;
+    for (const p of slot.inFlight.splice(0)) p.reject(e);
+  }
+}
+
+/** Where a scan's batches were read. */
 export interface PoolStats {
   workerBatches: number;
   mainBatches: number;
 }
 
+interface Batch<T> {
+  items: T[];
+  jobs: ReadJob[];
+}
+
 /**
- * Read `items` on `threads` workers (and on the main thread while none has started, unless
+ * Read `items` on `readers` (and on the main thread while none is ready, unless
  * `mainThreadReads` is false), calling `onOutcome` once per item, in no particular order.
  * `toJob` makes an item's job when its batch goes out (so a million-file scan holds no second
- * object per file). Resolves when every item has its outcome; rejects only if `onOutcome` throws
- * (the workers are stopped either way).
+ * object per file). With `keep` (while it is accepting bytes), the packages read whole go there,
+ * wherever they were read. Resolves when every item has its outcome; rejects only if `onOutcome`
+ * throws.
  */
 export function readOnPool<T>(
   items: readonly T[],
   toJob: (item: T) => ReadJob,
-  threads: number,
+  readers: ScanReaders,
   onOutcome: (item: T, o: PoolOutcome) => void,
-  opts: { mainThreadReads?: boolean } = {},
+  opts: { mainThreadReads?: boolean; keep?: KeptSources } = {},
 ): Promise<PoolStats> {
   const stats: PoolStats = { workerBatches: 0, mainBatches: 0 };
   const mainThreadReads = opts.mainThreadReads ?? true;
+  const keep = opts.keep;
+  const keepOn = keep?.accepting ?? false;
+  const most = Math.max(1, readers.threads) * AHEAD;
   return new Promise((resolve, reject) => {
-    const slots: Slot[] = [];
     let next = 0;
     let left = items.length;
+    let sent = 0;
     let localTurn = false;
     let over = false;
-    /** Batches a dead worker left, read on the main thread (or by another worker). */
+    /** Batches no thread could answer: read on the main thread. */
     const orphans: Batch<T>[] = [];
     const end = (error?: unknown) => {
       if (over) return;
       over = true;
-      for (const s of slots) {
-        s.dead = true;
-        void s.worker.terminate();
-      }
       if (error === undefined) resolve(stats);
       else reject(error);
     };
@@ -159,10 +284,15 @@ export function readOnPool<T>(
       if (--left === 0) end();
     };
     const takeAnswer = (batch: Batch<T>, a: BatchAnswer) => {
-      const entries = a.image ? decodeRegistryCache(Buffer.from(a.image.buffer, a.image.byteOffset, a.image.byteLength), batch.jobs[0].file) : [];
+      const entries = a.image ? decodeRegistryCache(Buffer.from(a.image.buffer, a.image.byteOffset, a.image.byteLength), batch.jobs[0].file, undefined, false) : [];
       const byFile = new Map<string, CacheEntry>();
       for (const e of entries) byFile.set(e.file, e);
+      const kept = keep && a.kept;
       for (let i = 0; i < batch.items.length; i++) {
+        if (kept && kept.spans[2 * i + 1] >= 0) {
+          const at = kept.spans[2 * i];
+          keep.adopt(batch.jobs[i].file, kept.bytes.subarray(at, at + kept.spans[2 * i + 1]));
+        }
         const r = a.rest[i];
         if (r !== null) settle(batch.items[i], r);
         else {
@@ -172,8 +302,16 @@ export function readOnPool<T>(
         }
       }
     };
+    const readHere = (b: Batch<T>) => {
+      stats.mainBatches++;
+      void (async () => {
+        const outcomes: ReadOutcome[] = [];
+        for (const job of b.jobs) outcomes.push(await runReadJob(job, keepOn ? keep : undefined));
+        for (let i = 0; i < b.items.length; i++) settle(b.items[i], outcomes[i]);
+        pump();
+      })();
+    };
     const takeBatch = (): Batch<T> | undefined => {
-      if (orphans.length > 0) return orphans.pop();
       if (next >= items.length) return undefined;
       const b = items.slice(next, next + BATCH);
       next += b.length;
@@ -181,53 +319,50 @@ export function readOnPool<T>(
     };
     const pump = () => {
       if (over) return;
-      let anyReady = false;
-      for (const s of slots) {
-        if (s.dead || !s.ready) continue;
-        anyReady = true;
-        while (s.inFlight.length < AHEAD) {
+      // What no thread could answer is read here, one batch per turn.
+      if (orphans.length > 0) {
+        if (!localTurn) {
+          localTurn = true;
+          setImmediate(() => {
+            localTurn = false;
+            if (!over && orphans.length > 0) readHere(orphans.pop()!);
+          });
+        }
+        return;
+      }
+      if (readers.ready > 0 || !mainThreadReads) {
+        while (sent < most) {
           const b = takeBatch();
           if (b === undefined) break;
-          s.inFlight.push(b);
+          sent++;
           stats.workerBatches++;
-          s.worker.postMessage(b.jobs);
+          readers.readBatch(b.jobs, keepOn).then(
+            (a) => {
+              sent--;
+              if (over) return;
+              takeAnswer(b, a);
+              pump();
+            },
+            () => {
+              sent--;
+              orphans.push(b);
+              pump();
+            },
+          );
         }
+        return;
       }
-      if (anyReady || localTurn || (next >= items.length && orphans.length === 0)) return;
-      if (!mainThreadReads && slots.some((s) => !s.dead)) return;
-      // No worker ready yet (or none left): read a batch here, then look again.
+      if (localTurn || next >= items.length) return;
+      // No thread ready yet: read a batch here, then look again.
       localTurn = true;
       setImmediate(() => {
         localTurn = false;
         if (over) return;
         const b = takeBatch();
-        if (b === undefined) return;
-        stats.mainBatches++;
-        void Promise.all(b.jobs.map(runReadJob)).then((outcomes) => {
-          for (let i = 0; i < b.items.length; i++) settle(b.items[i], outcomes[i]);
-          pump();
-        });
+        if (b === undefined) pump();
+        else readHere(b);
       });
     };
-    for (let i = 0; i < threads; i++) {
-      const slot: Slot = { worker: startWorker(import.meta.url, 'readWorker'), ready: false, inFlight: [], dead: false };
-      slot.worker.on('message', (m: 'ready' | BatchAnswer) => {
-        if (slot.dead) return;
-        if (m === 'ready') slot.ready = true;
-        else takeAnswer(slot.inFlight.shift()!, m);
-        pump();
-      });
-      const lost = () => {
-        if (slot.dead) return;
-        slot.dead = true;
-        orphans.push(...slot.inFlight);
-        slot.inFlight = [];
-        pump();
-      };
-      slot.worker.on('error', lost);
-      slot.worker.on('exit', lost);
-      slots.push(slot);
-    }
     if (left === 0) end();
     else pump();
   });

@@ -95,8 +95,12 @@ export function checksum(bytes: Uint8Array): bigint {
   return createHash('sha1').update(bytes).digest().readBigUInt64LE(0);
 }
 
-/** Serialize entries (any order; output is sorted by file for stable bytes). */
-export function encodeRegistryCache(entries: Iterable<CacheRecord>): Buffer {
+/**
+ * Serialize entries (any order; output is sorted by file for stable bytes). `sealed: false` leaves
+ * the checksum zero: for an image that goes from a read thread to the main thread, never to disk
+ * (readPool.ts; decode it with `sealed: false` too).
+ */
+export function encodeRegistryCache(entries: Iterable<CacheRecord>, sealed = true): Buffer {
   const list = [...entries].sort((a, b) => (a.record.file < b.record.file ? -1 : a.record.file > b.record.file ? 1 : 0));
   const guids = new Map<string, number>();
   const strings = new Map<string, number>();
@@ -187,7 +191,7 @@ export function encodeRegistryCache(entries: Iterable<CacheRecord>): Buffer {
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt32LE(CACHE_FORMAT_VERSION, 4);
   out.writeBigUInt64LE(BigInt(size), 8);
-  out.writeBigUInt64LE(checksum(out.subarray(HEADER, HEADER + size)), HEADER + size);
+  out.writeBigUInt64LE(sealed ? checksum(out.subarray(HEADER, HEADER + size)) : 0n, HEADER + size);
   return out;
 }
 
@@ -198,9 +202,9 @@ export function encodeRegistryCache(entries: Iterable<CacheRecord>): Buffer {
  * them): rows are sorted by path, so a folder's rows come in a run and share one folder string,
  * and an entry's `file` is that folder's `dir + sep` joined to its name.
  */
-export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir: string, name: string, e: CacheEntry) => void): CacheEntry[] {
+export function decodeRegistryCache(bytes: Buffer, file: string, onEntry?: (dir: string, name: string, e: CacheEntry) => void, sealed = true): CacheEntry[] {
   const out: CacheEntry[] = [];
-  readRows(bytes, file, (image, at, folder) => {
+  readRows(bytes, file, sealed, (image, at, folder) => {
     const e = entryAt(image, at, folder.dirSep, false, rowName);
     out.push(e);
     onEntry?.(folder.dir, rowName.name, e);
@@ -244,7 +248,7 @@ export function indexRegistryCache(bytes: Buffer, file: string): IndexedCache {
   let rowCount = 0;
   let seen: Uint8Array | undefined;
   let distinctGuids = true;
-  readRows(bytes, file, (img, at, folder, mountIndex, packageAscii, guidIndex) => {
+  readRows(bytes, file, true, (img, at, folder, mountIndex, packageAscii, guidIndex) => {
     if (image === undefined) {
       image = img;
       seen = new Uint8Array(img.guids.length);
@@ -284,6 +288,7 @@ function emptyImage(bytes: Buffer): CacheImage {
 function readRows(
   bytes: Buffer,
   file: string,
+  sealed: boolean,
   onRow: (image: CacheImage, at: number, folder: RowFolder, mountIndex: number, packageAscii: boolean, guidIndex: number) => void,
 ): void {
   const bad = (why: string, offset?: number) => errors.cacheInvalid(file, why, offset);
@@ -294,7 +299,7 @@ function readRows(
   const bodySize = bytes.readBigUInt64LE(8);
   if (bodySize !== BigInt(bytes.byteLength - HEADER - 8)) throw bad(`body length ${bodySize} does not match the file (${bytes.byteLength} bytes): truncated?`, 8);
   const end = HEADER + Number(bodySize);
-  if (checksum(bytes.subarray(HEADER, end)) !== bytes.readBigUInt64LE(end)) throw bad('checksum mismatch', end);
+  if (sealed && checksum(bytes.subarray(HEADER, end)) !== bytes.readBigUInt64LE(end)) throw bad('checksum mismatch', end);
 
   let p = HEADER;
   const need = (n: number) => {

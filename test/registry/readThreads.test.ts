@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AssetRegistry } from '../../src/registry/AssetRegistry.js';
-import { outcomeError, readOnPool, runReadJob, type PoolOutcome, type ReadJob } from '../../src/registry/readPool.js';
+import { outcomeError, ReadThreads, readOnPool, runReadJob, type PoolOutcome, type ReadJob } from '../../src/registry/readPool.js';
 import { thawRecord } from '../../src/registry/registryCache.js';
 import { initHash } from '../../src/util/hash.js';
 import { bumpMtime, g, hard, makeProject, soft, type TempProject } from './fixtures.js';
@@ -79,7 +79,8 @@ describe('reading packages on worker threads', () => {
     jobs.push({ file: p.abs('Content/Gone.lasset'), virtualPath: '/Game/Gone.lasset', mount: '/Game', mtimeMs: 1, size: 100, hashOnly: false });
 
     const got = new Map<ReadJob, PoolOutcome>();
-    const stats = await readOnPool(jobs, (j) => j, 2, (job, o) => got.set(job, o), { mainThreadReads: false });
+    const threads = new ReadThreads(2);
+    const stats = await readOnPool(jobs, (j) => j, threads, (job, o) => got.set(job, o), { mainThreadReads: false }).finally(() => threads.close());
     expect(stats).toEqual({ workerBatches: Math.ceil(jobs.length / 64), mainBatches: 0 });
     expect(got.size).toBe(jobs.length);
     let errorsSeen = 0;
