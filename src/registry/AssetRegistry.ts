@@ -29,6 +29,7 @@ import { DependencyType } from '../format/packageTypes.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { TEMP_MARKER, writeFileAtomic } from '../util/atomicWrite.js';
 import { initHash } from '../util/hash.js';
+import { LEAN_HEAP_ASSETS } from '../util/leanHeap.js';
 import { Vfs } from '../vfs/Vfs.js';
 import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
@@ -878,7 +879,10 @@ export class AssetRegistry {
       if (f.kind === 'package' && readThreads > 0) poolFiles.push(f);
       else local.push(f);
     }
-    if (poolFiles.length < this.readThreadsFrom) {
+    // Past LEAN_HEAP_ASSETS the caller's threads are not used: a record read on a thread is thawed
+    // from its batch's image, sharing GUID strings and dependency objects only within the batch
+    // (the interner shares them across all), which a million-asset cook's memory cannot spare.
+    if (poolFiles.length < this.readThreadsFrom || (readers !== undefined && poolFiles.length >= LEAN_HEAP_ASSETS)) {
       for (const f of poolFiles) local.push(f);
       poolFiles.length = 0;
     }
