@@ -67,7 +67,7 @@ import { DEV_PAK_NAME, writeChunkPaks, type PakOutput } from './writeChunkPaks.j
 import { ProjectLock } from './projectLock.js';
 import { RemoteCookCache, type RemoteCacheSettings, type RemoteCacheStats } from './remote/RemoteCookCache.js';
 import { RemoteShaderCache } from './remote/RemoteShaderCache.js';
-import { COST_TABLE_FILE, encodeCostTable, shardCostTable, splitForShard, type ShardSplit } from './remote/costTable.js';
+import { COST_TABLE_FILE, encodeCostTable, patchCostTable, shardCostTable, splitForShard, type ShardSplit } from './remote/costTable.js';
 import { selectShare, type ShardSpec } from './remote/shardPlan.js';
 import { cookShaders, type ShaderCookResult } from './shaders/cookShaders.js';
 import { knownEntry, MATERIAL_CLASS, type MaterialsMemo, type PackageMaterials } from './shaders/materials.js';
@@ -856,6 +856,8 @@ export class Cooker {
       if (!opts.shard && !this.store && !opts.signal?.aborted) warmShaders ??= this.warmShaderCache(plan.packages, plan.chunks, opts.signal);
     };
     const isMaterial = (a: PlannedAsset) => a.record.className === MATERIAL_CLASS;
+    /** The packages cooked (not cache hits), for the cost table. */
+    const missed: string[] = [];
     let materialsLeft = 0;
     let materialsQueued = 0;
     // Nothing to cook (a no-op): nothing for the early compiles to overlap, and the shader cook
@@ -893,6 +895,7 @@ export class Cooker {
             }
             const res = await this.cookAsset(a.record, problems, hit);
             results.set(a.record.guid, res);
+            if (a.record.kind === 'package') missed.push(a.record.guid);
             tally(summary, res);
           } finally {
             if (material && --materialsLeft === 0) startWarm();
@@ -1051,13 +1054,15 @@ export class Cooker {
       // same costs: the table on disk is already theirs.
       const costFile = path.join(config.savedDir, COST_TABLE_FILE);
       const sameCosts = sameAsSwept && fs.existsSync(costFile);
+      // The same set ships as at the last sweep and a few packages were cooked: only their lines change.
+      const patched = !sameCosts && swept?.outputs === fingerprints.outputs && missed.length <= FEW_MISSES ? patchedCosts(costFile, missed, this.cache) : undefined;
       const costs = new Map<string, number>();
-      for (const a of sameCosts ? [] : shipped) {
+      for (const a of sameCosts || patched !== undefined ? [] : shipped) {
         const ms = a.record.kind === 'package' ? this.cache.cookMs(a.record.guid) : undefined;
         if (ms !== undefined) costs.set(a.record.guid, ms);
       }
       if (!sameCosts) {
-        await writeIfChanged(costFile, Buffer.from(encodeCostTable(costs), 'utf8')).catch((e: unknown) => {
+        await writeIfChanged(costFile, Buffer.from(patched ?? encodeCostTable(costs), 'utf8')).catch((e: unknown) => {
           this.report(isLuminaError(e) ? e : errors.ioFailed(costFile, 'write', e), 'warning', problems);
         });
       }
@@ -1157,6 +1162,24 @@ function folderEmpty(dir: string): boolean {
     return fs.readdirSync(dir).length === 0;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+/**
+ * The cost table on disk with the cook times of `guids` (re-cooked packages of the same shipped set
+ * as the table's) set; undefined when it cannot be patched (then it is encoded whole).
+ */
+function patchedCosts(file: string, guids: readonly string[], cache: CookCache): string | undefined {
+  const changed = new Map<string, number>();
+  for (const guid of guids) {
+    const ms = cache.cookMs(guid);
+    if (ms === undefined) return undefined;
+    changed.set(guid, ms);
+  }
+  try {
+    return patchCostTable(fs.readFileSync(file, 'utf8'), changed);
+  } catch {
+    return undefined;
   }
 }
 

@@ -39,7 +39,41 @@ export interface CostTable {
 export function encodeCostTable(costs: ReadonlyMap<string, number>): string {
   const guids = [...costs.keys()].sort();
   const lines = guids.map((g) => `    ${JSON.stringify(g)}: ${Math.max(0, Math.round(costs.get(g)!))}`);
-  return `{\n  "version": ${VERSION},\n  "unit": "ms",\n  "costs": {\n${lines.join(',\n')}\n  }\n}\n`;
+  return `${COSTS_HEAD}${lines.join(',\n')}${COSTS_TAIL}`;
+}
+
+const COSTS_HEAD = `{\n  "version": ${VERSION},\n  "unit": "ms",\n  "costs": {\n`;
+const COSTS_TAIL = '\n  }\n}\n';
+
+/**
+ * `old` (a table as encodeCostTable writes it) with the costs of `changed` set: encodeCostTable's
+ * text for the same packages when `old` is theirs. A cook that re-cooked a few packages of the
+ * same shipped set changes only their lines (at 20k assets the whole table was ~12k cache lookups,
+ * a sort and an encode per one-file change). Undefined when `old` is not in that form or lacks a
+ * line of one of them.
+ */
+export function patchCostTable(old: string, changed: ReadonlyMap<string, number>): string | undefined {
+  if (!old.startsWith(COSTS_HEAD) || !old.endsWith(COSTS_TAIL)) return undefined;
+  const at: Array<[number, number, string]> = [];
+  for (const [guid, ms] of changed) {
+    const key = `\n    ${JSON.stringify(guid)}: `;
+    // The first line follows the head's own newline.
+    const found = old.indexOf(key, COSTS_HEAD.length - 1);
+    if (found < 0 || old.indexOf(key, found + key.length) >= 0) return undefined;
+    const from = found + key.length;
+    let to = from;
+    while (to < old.length && old.charCodeAt(to) >= 0x30 && old.charCodeAt(to) <= 0x39) to++;
+    if (to === from || (old[to] !== ',' && old[to] !== '\n')) return undefined;
+    at.push([from, to, String(Math.max(0, Math.round(ms)))]);
+  }
+  at.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let copied = 0;
+  for (const [from, to, text] of at) {
+    out += old.slice(copied, from) + text;
+    copied = to;
+  }
+  return out + old.slice(copied);
 }
 
 /** Write the table atomically. */

@@ -10,6 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cooker } from '../../cook/Cooker.js';
 import { REGISTRY_HASHES_FILE } from '../../cook/cookedRegistryOutput.js';
+import { SWEPT_MARKER_FILE } from '../../cook/cookedOutputs.js';
+import { COST_TABLE_FILE, patchCostTable } from '../../cook/remote/costTable.js';
 import { hard, prop } from '../../src/format/packageBuilder.js';
 import { initHash } from '../../src/util/hash.js';
 import { Random } from '../../samples/generate/random.js';
@@ -87,6 +89,19 @@ async function fromScratch(): Promise<Map<string, Buffer>> {
   }
 }
 
+/**
+ * The cost table a one-file change patched (the re-cooked packages' lines) is the one encoded from
+ * every shipped package's cook time: the marker gone, a no-op encodes it whole.
+ */
+async function expectCostsEncodedWhole(): Promise<void> {
+  const file = path.join(dir, 'Saved', COST_TABLE_FILE);
+  const patched = await fsp.readFile(file);
+  await fsp.rm(path.join(dir, 'Intermediates', SWEPT_MARKER_FILE));
+  await fsp.rm(file);
+  expect((await cook()).summary.cooked).toBe(0);
+  expect((await fsp.readFile(file)).equals(patched)).toBe(true);
+}
+
 /** Outputs equal to a cook from scratch, file for file, byte for byte. */
 async function expectScratchBytes(): Promise<void> {
   const mine = await outputBytes(dir);
@@ -114,6 +129,7 @@ describe('a one-file change', () => {
     // The Main pak and its listing spliced from the old ones; DLC1's untouched.
     expect(c.summary.paks.map((p) => [p.chunk, p.written, p.spliced ?? false])).toEqual([['Main', true, true], ['DLC1', false, false]]);
     await expectScratchBytes();
+    await expectCostsEncodedWhole();
 
     // Two more in a row (a carry from a carry), one of them a multi-block mesh, one in the plugin's chunk.
     await writeFixture(dir, 'Content/Meshes/Mesh4.lasset', mesh(4, 'v2', { salt: 2 }));
@@ -122,6 +138,7 @@ describe('a one-file change', () => {
     await writeFixture(dir, 'Plugins/Extra/Content/Quest.lasset', quest('edited'));
     c = await cook();
     expect(c.summary.paks.map((p) => [p.chunk, p.spliced])).toEqual([['Main', true], ['DLC1', true]]);
+    await expectCostsEncodedWhole();
     await writeFixture(dir, 'Content/Meshes/Mesh3.lasset', mesh(3, 'v3, a longer label than before', { salt: 3 }));
     expect((await cook()).from).toBe('carried');
     await expectScratchBytes();
@@ -173,5 +190,13 @@ describe('a one-file change', () => {
       expect({ what, spliced: c.summary.paks[0].spliced ?? false, written: c.summary.paks[0].written }).toEqual({ what, spliced: false, written: true });
       await expectScratchBytes();
     }
+  });
+
+  it('a cost table not in its written form, or without a line of a re-cooked package, is not patched', () => {
+    const table = '{\n  "version": 1,\n  "unit": "ms",\n  "costs": {\n    "a": 5,\n    "b": 7\n  }\n}\n';
+    expect(patchCostTable(table, new Map([['b', 9.4], ['a', 0]]))).toBe(table.replace('"a": 5', '"a": 0').replace('"b": 7', '"b": 9'));
+    expect(patchCostTable(table, new Map([['c', 1]]))).toBeUndefined();
+    expect(patchCostTable(table.replace('"unit"', '"units"'), new Map([['a', 1]]))).toBeUndefined();
+    expect(patchCostTable(table.replace('"b": 7', '"b": x'), new Map([['b', 1]]))).toBeUndefined();
   });
 });
