@@ -163,7 +163,9 @@ describe('a one-file change', () => {
     await writeFixture(dir, 'Content/Meshes/Mesh6.lasset', mesh(6, 'v2', { salt: 4 }));
     expect((await cook()).from).toBe('carried');
     await expectScratchBytes();
-  });
+    // ~20 cooks in one test (13 incremental, 7 from scratch): 5.7 s at load 4, past the default
+    // 60 s at load 20-26, where a suite shares the two cores with other work.
+  }, 300_000);
 
   it('a damaged listing, splice record or old pak is not spliced from: the pak is written the usual way, the bytes of a cook from scratch', async () => {
     const paks = path.join(dir, 'Saved/Paks');
@@ -190,7 +192,8 @@ describe('a one-file change', () => {
       expect({ what, spliced: c.summary.paks[0].spliced ?? false, written: c.summary.paks[0].written }).toEqual({ what, spliced: false, written: true });
       await expectScratchBytes();
     }
-  });
+    // 12 cooks (4 damages x an edit, a fall-back cook and one from scratch).
+  }, 180_000);
 
   it('a cost table not in its written form, or without a line of a re-cooked package, is not patched', () => {
     const table = '{\n  "version": 1,\n  "unit": "ms",\n  "costs": {\n    "a": 5,\n    "b": 7\n  }\n}\n';
