@@ -22,6 +22,7 @@
  * decides), holds the event loop only while runs are in flight, and is let go after a short idle.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildRun } from './runChild.js';
 
 /** What a run asks of the helper (RunChildOptions, resolved). */
 export interface HelperRunRequest {
@@ -35,15 +36,7 @@ export interface HelperRunRequest {
 }
 
 /** How a run ended, as the helper saw it (runChild's ChildRun without the wall time). */
-export interface HelperRunResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  aborted: boolean;
-  stdoutOverflow: boolean;
-  stdout: Buffer;
-  output: string;
-}
+export type HelperRunResult = Omit<ChildRun, 'ms'>;
 
 /** A run in flight: `pid` once the helper has started it, `kill` asks the helper to kill its group (abort). */
 export interface HelperRun {
