@@ -11,7 +11,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cachedResult } from '../../cook/cookAsset.js';
-import { CookCache, emptyHitView, type CacheEntry } from '../../cook/cookCache.js';
+import { CookCache, emptyHitView, prestatWanted, type CacheEntry } from '../../cook/cookCache.js';
+import { LEAN_HEAP_ASSETS } from '../../src/util/leanHeap.js';
 import { cookKeyFor, type CookKeyParts } from '../../cook/cookKey.js';
 import { HeldResults } from '../../cook/heldResults.js';
 import { tempDir } from './helpers.js';
@@ -202,5 +203,11 @@ describe('cache probe with the outputs statted ahead (CookCache.prestatOutputs)'
       expect(compare(cache, cookedDir, many).probed[6 + (mode === undefined ? 0 : 1)]).toBe(false);
     }
     cache.close();
+  });
+
+  it('is for projects from 32k entries up to a lean-heap one, where its thread costs memory the 1M cook has not to spare', () => {
+    expect([20_000, 40_000, 100_000, LEAN_HEAP_ASSETS - 1, LEAN_HEAP_ASSETS, 552_000].map((n) => prestatWanted(n, undefined))).toEqual([false, true, true, true, false, false]);
+    expect([40, 552_000].map((n) => prestatWanted(n, '1'))).toEqual([true, true]);
+    expect([0, 100_000].map((n) => prestatWanted(n, '0'))).toEqual([false, false]);
   });
 });
