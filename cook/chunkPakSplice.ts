@@ -20,6 +20,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic, tempPathFor } from '../src/util/atomicWrite.js';
+import { newCheckedFile, openCheckedFile, sealCheckedFile } from '../src/util/checkedFile.js';
 import { createXxh64, hashHex, xxh64 } from '../src/util/hash.js';
 import type { PakEntry } from '../pak/pakFormat.js';
 import { splicePak } from '../pak/splicePak.js';
@@ -52,9 +53,7 @@ export interface SpliceRecord {
 
 export function encodeSplice(r: SpliceRecord): Uint8Array {
   const comp = Buffer.from(r.compression, 'utf8');
-  const out = Buffer.alloc(HEADER + comp.byteLength + 4 * r.order.length + 8);
-  out.writeUInt32LE(MAGIC, 0);
-  out.writeUInt32LE(VERSION, 4);
+  const out = newCheckedFile(MAGIC, VERSION, HEADER + comp.byteLength + 4 * r.order.length);
   out.writeUInt32LE(r.order.length, 8);
   out.writeUInt32LE(comp.byteLength, 12);
   out.writeBigUInt64LE(r.tocHash, 16);
@@ -64,18 +63,15 @@ export function encodeSplice(r: SpliceRecord): Uint8Array {
   comp.copy(out, HEADER);
   const at = HEADER + comp.byteLength;
   Buffer.from(r.order.buffer, r.order.byteOffset, r.order.byteLength).copy(out, at);
-  out.writeBigUInt64LE(xxh64(out.subarray(0, out.byteLength - 8)), out.byteLength - 8);
-  return out;
+  return sealCheckedFile(out);
 }
 
 /** A splice record read back; undefined when the bytes are not one (damaged, another version). Requires `initHash()`. */
 export function decodeSplice(bytes: Uint8Array): SpliceRecord | undefined {
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (b.byteLength < HEADER + 8 || b.readUInt32LE(0) !== MAGIC || b.readUInt32LE(4) !== VERSION) return undefined;
+  const b = openCheckedFile(bytes, MAGIC, VERSION, HEADER, (h) => HEADER + h.readUInt32LE(12) + 4 * h.readUInt32LE(8) + 8);
+  if (!b) return undefined;
   const count = b.readUInt32LE(8);
   const compLen = b.readUInt32LE(12);
-  if (HEADER + compLen + 4 * count + 8 !== b.byteLength) return undefined;
-  if (xxh64(b.subarray(0, b.byteLength - 8)) !== b.readBigUInt64LE(b.byteLength - 8)) return undefined;
   const order = new Uint32Array(count);
   const at = HEADER + compLen;
   for (let i = 0; i < count; i++) order[i] = b.readUInt32LE(at + 4 * i);

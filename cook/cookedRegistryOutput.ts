@@ -21,6 +21,7 @@ import path from 'node:path';
 import { encodeCookedRegistry, encodeCookedRegistryReusing, type CookedRegistryText } from '../src/format/cookedRegistry.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import { tempPathFor } from '../src/util/atomicWrite.js';
+import { newCheckedFile, openCheckedFile, sealCheckedFile } from '../src/util/checkedFile.js';
 import { xxh64 } from '../src/util/hash.js';
 import { writeOutput } from './cookAsset.js';
 
@@ -82,18 +83,15 @@ function readHashes(file: string, registrySize: number, registryXxh64: bigint): 
   } catch {
     return undefined;
   }
-  if (b.byteLength < HEADER + 8 || b.readUInt32LE(0) !== MAGIC || b.readUInt32LE(4) !== VERSION) return undefined;
-  const count = b.readUInt32LE(8);
-  if (HEADER + 8 * count + 8 !== b.byteLength || b.readUInt32LE(12) !== registrySize || b.readBigUInt64LE(16) !== registryXxh64) return undefined;
-  if (xxh64(b.subarray(0, b.byteLength - 8)) !== b.readBigUInt64LE(b.byteLength - 8)) return undefined;
-  return { file: b, hashes: b.subarray(HEADER, HEADER + 8 * count) };
+  if (b.byteLength >= HEADER && (b.readUInt32LE(12) !== registrySize || b.readBigUInt64LE(16) !== registryXxh64)) return undefined;
+  const checked = openCheckedFile(b, MAGIC, VERSION, HEADER, (h) => HEADER + 8 * h.readUInt32LE(8) + 8);
+  if (!checked) return undefined;
+  return { file: checked, hashes: checked.subarray(HEADER, HEADER + 8 * checked.readUInt32LE(8)) };
 }
 
 /** The sidecar of a registry whose asset entries are `packages`, in order; undefined when a hash is not 16 hex digits. */
 function hashesBytes(packages: readonly AssetRecord[], registrySize: number, registryXxh64: bigint): Buffer | undefined {
-  const out = Buffer.alloc(HEADER + 8 * packages.length + 8);
-  out.writeUInt32LE(MAGIC, 0);
-  out.writeUInt32LE(VERSION, 4);
+  const out = newCheckedFile(MAGIC, VERSION, HEADER + 8 * packages.length);
   out.writeUInt32LE(packages.length, 8);
   out.writeUInt32LE(registrySize, 12);
   out.writeBigUInt64LE(registryXxh64, 16);
@@ -102,8 +100,7 @@ function hashesBytes(packages: readonly AssetRecord[], registrySize: number, reg
     if (!HASH_RE.test(h)) return undefined;
     out.write(h, HEADER + 8 * i, 8, 'hex');
   }
-  out.writeBigUInt64LE(xxh64(out.subarray(0, out.byteLength - 8)), out.byteLength - 8);
-  return out;
+  return sealCheckedFile(out);
 }
 
 /** Do the 8 bytes at `at` spell `hex` (16 hex digits)? */

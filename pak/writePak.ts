@@ -29,6 +29,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { errors } from '../src/errors.js';
 import { withAtomicFile } from '../src/util/atomicWrite.js';
+import { newCheckedFile, openCheckedFile, sealCheckedFile } from '../src/util/checkedFile.js';
 import { createXxh64, hashHex, initHash, xxh64 } from '../src/util/hash.js';
 import { COOKED_FIXED_HEADER, COOKED_MAGIC, COOKED_VERSION, parseCookedHeader, readCookedHeader, type CookedHeader } from '../src/format/cookedPackage.js';
 import { BLOCK_SIZE, DEFAULT_LEVEL, blockCountFor, compressBlocks, type CompressedBlocks, decompressBlock, decompressBlockAsync, deflateEachBlock, rawBlockSize, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
@@ -139,25 +140,20 @@ const SEAL_HEADER = 40;
  * u32 0, u64 TOC hash, u64 data end, u64 data xxh64, u64 per entry, then the xxh64 of all before.
  */
 export function encodePakSeal(seal: PakSeal): Uint8Array {
-  const out = Buffer.alloc(SEAL_HEADER + 8 * seal.cooked.length + 8);
-  out.writeUInt32LE(SEAL_MAGIC, 0);
-  out.writeUInt32LE(SEAL_VERSION, 4);
+  const out = newCheckedFile(SEAL_MAGIC, SEAL_VERSION, SEAL_HEADER + 8 * seal.cooked.length);
   out.writeUInt32LE(seal.cooked.length, 8);
   out.writeBigUInt64LE(seal.tocHash, 16);
   out.writeBigUInt64LE(BigInt(seal.dataEnd), 24);
   out.writeBigUInt64LE(seal.dataXxh64, 32);
   for (let k = 0, at = SEAL_HEADER; k < seal.cooked.length; k++, at += 8) out.writeBigUInt64LE(seal.cooked[k], at);
-  out.writeBigUInt64LE(xxh64(out.subarray(0, out.byteLength - 8)), out.byteLength - 8);
-  return out;
+  return sealCheckedFile(out);
 }
 
 /** A seal's bytes read back; undefined when they are not one (damaged, another version). Requires `initHash()`. */
 export function decodePakSeal(bytes: Uint8Array): PakSeal | undefined {
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (b.byteLength < SEAL_HEADER + 8 || b.readUInt32LE(0) !== SEAL_MAGIC || b.readUInt32LE(4) !== SEAL_VERSION) return undefined;
+  const b = openCheckedFile(bytes, SEAL_MAGIC, SEAL_VERSION, SEAL_HEADER, (h) => SEAL_HEADER + 8 * h.readUInt32LE(8) + 8);
+  if (!b) return undefined;
   const count = b.readUInt32LE(8);
-  if (SEAL_HEADER + 8 * count + 8 !== b.byteLength) return undefined;
-  if (xxh64(b.subarray(0, b.byteLength - 8)) !== b.readBigUInt64LE(b.byteLength - 8)) return undefined;
   const cooked = new BigUint64Array(count);
   for (let k = 0, at = SEAL_HEADER; k < count; k++, at += 8) cooked[k] = b.readBigUInt64LE(at);
   return { tocHash: b.readBigUInt64LE(16), dataEnd: Number(b.readBigUInt64LE(24)), dataXxh64: b.readBigUInt64LE(32), cooked };
