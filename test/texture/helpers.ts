@@ -9,6 +9,7 @@ import path from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { LuminaError } from '../../src/errors.js';
+import { crc32 } from '../../samples/generate/png.js';
 
 const tgaCodecDir = path.dirname(createRequire(import.meta.url).resolve('@lunapaint/tga-codec/package.json'));
 
@@ -87,4 +88,17 @@ export function scriptFolder(prefix: string): { dir: () => string; script: (name
       return file;
     },
   };
+}
+
+/** `png` with the CRC of the chunk holding byte `at` recomputed, so the data itself is what is wrong. */
+export function withCrcFixed(png: Uint8Array, at: number): Uint8Array {
+  const out = new Uint8Array(png);
+  const view = new DataView(out.buffer);
+  for (let o = 8; o + 12 <= out.length; ) {
+    const end = o + 12 + view.getUint32(o);
+    if (at >= o + 8 && at < end - 4 && end <= out.length) view.setUint32(end - 4, crc32(out.subarray(o + 4, end - 4)));
+    if (end <= o) break;
+    o = end;
+  }
+  return out;
 }

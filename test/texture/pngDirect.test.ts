@@ -17,7 +17,7 @@ import { cookTexture, decodeImage, encodeTexture, resolveTextureEncoding, type T
 import { greyMask, leafCutout, noiseAlbedo, normalMap, paletteChecker, planksAlbedo } from '../../samples/generate/images.js';
 import { crc32, encodePng, pngChunk } from '../../samples/generate/png.js';
 import { Random } from '../../samples/generate/random.js';
-import { PNGSUITE_DIR, rejection, scriptFolder } from './helpers.js';
+import { PNGSUITE_DIR, rejection, scriptFolder, withCrcFixed } from './helpers.js';
 
 const REAL = findBasisu().path;
 const ALBEDO: TextureSettings = { srgb: true, generateMips: true, compression: 'ETextureCompression::Default' };
@@ -59,18 +59,6 @@ describe('the well-formedness check before a PNG is given to basisu', () => {
   }
 
   it('fails exactly where our strict decode fails: every byte changed (with and without its CRC fixed), cut short, or followed by more', () => {
-    const withCrcFixed = (png: Uint8Array, at: number): Uint8Array => {
-      // The chunk holding byte `at`, its CRC recomputed, so the data itself is what is wrong.
-      const out = new Uint8Array(png);
-      const view = new DataView(out.buffer);
-      for (let o = 8; o + 12 <= out.length; ) {
-        const end = o + 12 + view.getUint32(o);
-        if (at >= o + 8 && at < end - 4 && end <= out.length) view.setUint32(end - 4, crc32(out.subarray(o + 4, end - 4)));
-        if (end <= o) break;
-        o = end;
-      }
-      return out;
-    };
     const pngs: Array<[string, Uint8Array]> = ['basn0g08', 'basn2c08', 'basn4a08', 'basn6a08', 'bgan6a08', 'basn3p08'].map((n) => [n, new Uint8Array(fs.readFileSync(path.join(PNGSUITE_DIR, 'png', `${n}.png`)))]);
     const generated = encodePng(noiseAlbedo(16, new Random(3), [40, 30, 20], [200, 170, 140], 3));
     pngs.push(['generated-16', generated]);

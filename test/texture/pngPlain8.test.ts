@@ -11,9 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { decodePlainPng8, decodePngWithPngjs } from '../../cook/texture/decodePngWithPngjs.js';
 import { readImageHeader } from '../../cook/texture/imageHeader.js';
 import { noiseAlbedo, paletteChecker } from '../../samples/generate/images.js';
-import { crc32, encodePng, pngChunk } from '../../samples/generate/png.js';
+import { encodePng, pngChunk } from '../../samples/generate/png.js';
 import { Random } from '../../samples/generate/random.js';
-import { PNGSUITE_DIR } from './helpers.js';
+import { PNGSUITE_DIR, withCrcFixed } from './helpers.js';
 
 const pngDir = path.join(PNGSUITE_DIR, 'png');
 const suite = fs.readdirSync(pngDir).filter((f) => f.endsWith('.png')).sort();
@@ -93,17 +93,6 @@ describe('direct decode of plain 8-bit PNGs', () => {
   });
 
   it('never takes a file pngjs rejects or reads otherwise: every byte changed (with and without its CRC fixed), cut short, or followed by more', () => {
-    const withCrcFixed = (png: Uint8Array, at: number): Uint8Array => {
-      const out = new Uint8Array(png);
-      const view = new DataView(out.buffer);
-      for (let o = 8; o + 12 <= out.length; ) {
-        const end = o + 12 + view.getUint32(o);
-        if (at >= o + 8 && at < end - 4 && end <= out.length) view.setUint32(end - 4, crc32(out.subarray(o + 4, end - 4)));
-        if (end <= o) break;
-        o = end;
-      }
-      return out;
-    };
     const rnd = new Random(16);
     const pngs: Array<[string, Uint8Array]> = ['basn0g08', 'basn2c08', 'basn4a08', 'basn6a08', 'tbbn3p08', 'f04n2c08'].map((n) => [n, read(`${n}.png`)]);
     pngs.push(['albedo', encodePng(noiseAlbedo(8, rnd, [40, 30, 20], [200, 170, 140], 3))]);
