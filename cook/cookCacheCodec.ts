@@ -403,6 +403,24 @@ function strBytes(b: Buffer, at: number, end: number): number {
   return n < 0 || at + n > end ? -1 : n;
 }
 
+/** Where the record at `offset` ends, or -1 when its length runs past `b`. */
+function recordEnd(b: Buffer, offset: number): number {
+  if (offset + 4 > b.byteLength) return -1;
+  const end = offset + 4 + b.readUInt32LE(offset);
+  return end > b.byteLength ? -1 : end;
+}
+
+/** The offset of the key-parts count of the record at `offset` (after its guid and key), or -1 when they do not fit before `end`. */
+function partsAt(b: Buffer, offset: number, end: number): number {
+  let at = offset + 4;
+  for (let k = 0; k < 2; k++) {
+    const n = strBytes(b, at, end); // guid, key
+    if (n < 0) return -1;
+    at += n;
+  }
+  return at < end ? at : -1;
+}
+
 /** Where a record names its output: the cooked file's UTF-8 bytes and the recorded size and mtime. */
 export interface RecordOutput {
   nameAt: number;
@@ -417,16 +435,9 @@ export interface RecordOutput {
  * ahead of a no-op's pass needs (cook/outputPrestat.ts).
  */
 export function recordOutput(b: Buffer, offset: number, out: RecordOutput): boolean {
-  if (offset + 4 > b.byteLength) return false;
-  const end = offset + 4 + b.readUInt32LE(offset);
-  if (end > b.byteLength) return false;
-  let at = offset + 4;
-  for (let k = 0; k < 2; k++) {
-    const n = strBytes(b, at, end); // guid, key
-    if (n < 0) return false;
-    at += n;
-  }
-  if (at >= end) return false;
+  const end = recordEnd(b, offset);
+  let at = end < 0 ? -1 : partsAt(b, offset, end);
+  if (at < 0) return false;
   const parts = b[at++];
   for (let k = 0; k < 2 * parts; k++) {
     const n = strBytes(b, at, end);
@@ -451,16 +462,9 @@ export function recordOutput(b: Buffer, offset: number, out: RecordOutput): bool
  * the caller decodes the entry the slow way (readEntry), which gives the same answer.
  */
 export function probeRecord(b: Buffer, table: StringTable, offset: number, cookedFile: string, v: HitView): boolean {
-  if (offset + 4 > b.byteLength) return false;
-  const end = offset + 4 + b.readUInt32LE(offset);
-  if (end > b.byteLength) return false;
-  let at = offset + 4;
-  for (let k = 0; k < 2; k++) {
-    const n = strBytes(b, at, end); // guid, key
-    if (n < 0) return false;
-    at += n;
-  }
-  if (at >= end) return false;
+  const end = recordEnd(b, offset);
+  let at = end < 0 ? -1 : partsAt(b, offset, end);
+  if (at < 0) return false;
   const parts = b[at++];
   v.partsAt = at;
   v.partCount = parts;
