@@ -19,7 +19,6 @@
  * cook reconciles paks with the sources.
  */
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig, type ProjectConfig } from '../config/index.js';
 import { Cooker, type CookSummary } from '../cook/Cooker.js';
@@ -28,7 +27,6 @@ import { errors, isLuminaError, type LuminaLog } from '../src/errors.js';
 import { ProgressBus } from '../src/log/events.js';
 import { silentLogger, type Logger } from '../src/log/logger.js';
 import { AssetRegistry } from '../src/registry/AssetRegistry.js';
-import { sweepTempFiles } from '../src/util/atomicWrite.js';
 import { ChangeBatcher, type ChangeBatch } from './ChangeBatcher.js';
 import { ControlServer, DAEMON_INFO_FILE, type DaemonStatus, type LastCook } from './controlServer.js';
 import { pidAlive } from '../src/util/pidAlive.js';
@@ -168,7 +166,8 @@ export class Daemon {
     const lock = ProjectLock.acquire(config.intermediatesDir, 'watch');
     let session: Session | undefined;
     try {
-      await sweepProject(config, this.log);
+      // What a killed run left half-written is swept by the start-up cook like by any cook:
+      // Cooker.open beside the paks and caches, its full cook in Saved/Cooked (cookedOutputs.ts).
       // A file that turns corrupt keeps shipping its last good version while the error is shown.
       // autoSave: each batch appends one small journal frame to the registry cache (its changes),
       // so a kill loses no finished batch and no batch rewrites the whole cache.
@@ -448,16 +447,3 @@ function readInfo(infoFile: string): { pid: number; token?: string } | undefined
   }
 }
 
-/** Remove temp files a killed run left under the project's output folders. */
-async function sweepProject(config: ProjectConfig, log: Logger): Promise<number> {
-  let n = await sweepTempFiles(config.paksDir);
-  n += await sweepTempFiles(config.intermediatesDir);
-  const walk = async (dir: string): Promise<void> => {
-    n += await sweepTempFiles(dir);
-    const ents = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
-    await Promise.all(ents.filter((e) => e.isDirectory()).map((e) => walk(path.join(dir, e.name))));
-  };
-  await walk(config.cookedDir);
-  if (n) log.info({ removed: n }, 'removed temp files of an earlier run');
-  return n;
-}

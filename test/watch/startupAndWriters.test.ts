@@ -3,12 +3,14 @@
  * pak is a patch pak over the chunk paks; a `cook` after it removes the dev pak it left; and one
  * writer per project (a cook beside a daemon, or beside another cook, is refused; a stale lock is not).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cookProject } from '../../cook/cookProject.js';
 import { Cooker } from '../../cook/Cooker.js';
+import { SWEPT_MARKER_FILE } from '../../cook/cookedOutputs.js';
 import { LOCK_FILE_NAME } from '../../cook/projectLock.js';
 import { PakReader } from '../../pak/PakReader.js';
 import { PAK_FLAG_PATCH } from '../../pak/pakFormat.js';
@@ -66,6 +68,32 @@ describe('daemon start-up and writers', () => {
       await waitFor(() => shippedHas(p.paks, '/Game/UI/Menu.rml', lastMenu), `${lastMenu} in the paks`);
     }, 60_000);
   }
+
+  it("removes what a killed run left half-written under Saved and Intermediates, and keeps a live writer's temps", async () => {
+    await initHash();
+    root = await tempDir();
+    const p = await makeProject(root);
+    expect((await cookProject({ projectDir: p.dir, report: false })).ok).toBe(true);
+    // A run killed mid-write: it removed the swept marker before its first write into Saved/Cooked
+    // (cookAsset.ts beforeCookedWrite), then left temps there and beside the paks and caches.
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid!;
+    const cooked = path.join(p.dir, 'Saved', 'Cooked', 'Game', 'Meshes');
+    const inter = path.join(p.dir, 'Intermediates');
+    await fsp.rm(path.join(inter, SWEPT_MARKER_FILE), { force: true });
+    const dead = [
+      path.join(cooked, `Rock.lasset.lctmp-${deadPid}-aa`),
+      path.join(cooked, `Gone.lasset.lctmp-${deadPid}-ab`),
+      path.join(p.paks, `Main.pak.lctmp-${deadPid}-ac`),
+      path.join(inter, `CookCache.bin.lctmp-${deadPid}-ad`),
+    ];
+    const live = path.join(p.paks, `Other.pak.lctmp-${process.pid}-ae`);
+    for (const f of [...dead, live]) await fsp.writeFile(f, 'half-written');
+    daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
+    await daemon.whenIdle();
+    expect(dead.filter((f) => fs.existsSync(f))).toEqual([]);
+    expect(fs.existsSync(live)).toBe(true);
+    expect(await shippedHas(p.paks, '/Game/Meshes/Rock.lasset', 'rock-v1')).toBe(true);
+  }, 60_000);
 
   it('writes Dev.pak as a patch over the chunk paks, and a cook after the daemon removes it', async () => {
     await initHash();
