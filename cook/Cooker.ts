@@ -452,7 +452,7 @@ export class Cooker {
    * the registry's content, the config and the planning code are the ones it was made from
    * (cook/planStore.ts), else planned here and stored for the next cook.
    */
-  private planForCook(): FullPlan & Pick<PlanFacts, 'clashes' | 'fingerprints'> & { carriedFrom?: { registryInputs: string } } {
+  private planForCook(): FullPlan & Pick<PlanFacts, 'clashes' | 'fingerprints'> & { carriedFrom?: { registryInputs: string }; key?: string } {
     const registry = this.registry;
     const key = planKey(this.config, registry.contentIdentity);
     let stored: (PlanFacts & { carriedFrom?: { registryInputs: string } }) | undefined = key === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, key, registry);
@@ -481,7 +481,7 @@ export class Cooker {
       const { roots, missingRoots, clashes, fingerprints, carriedFrom, ...plan } = stored;
       this.lastPlan = plan;
       // Every record only when asked (the report): the plan itself needs only those it names.
-      return { ...plan, roots, missingRoots, clashes, fingerprints, carriedFrom, rootCount: roots.length, get records() { return registry.all(); } };
+      return { ...plan, roots, missingRoots, clashes, fingerprints, carriedFrom, key, rootCount: roots.length, get records() { return registry.all(); } };
     }
     const plan = this.plan();
     this.lastPlanFrom = 'planned';
@@ -489,7 +489,7 @@ export class Cooker {
     if (key === undefined) return { ...plan, clashes };
     const fingerprints = planFingerprints(plan);
     this.planWrite = storePlan(this.config.intermediatesDir, key, { ...plan, clashes, fingerprints });
-    return { ...plan, clashes, fingerprints };
+    return { ...plan, clashes, fingerprints, key };
   }
 
   /**
@@ -663,7 +663,14 @@ export class Cooker {
    * compiled or taken from the shader cache: one ShaderCache.bin per chunk and one of everything.
    * Re-scans the Shaders/ folders first (a stat per file). Shader problems are errors in `problems`.
    */
-  async cookShaders(packages: ReadonlyArray<{ record: AssetRecord; chunk: string }>, chunks: readonly string[], problems?: CookProblem[], prune = true, shard?: ShardSpec): Promise<ShaderCookResult> {
+  async cookShaders(
+    packages: ReadonlyArray<{ record: AssetRecord; chunk: string }>,
+    chunks: readonly string[],
+    problems?: CookProblem[],
+    prune = true,
+    shard?: ShardSpec,
+    packagesIdentity?: string,
+  ): Promise<ShaderCookResult> {
     const scan = this.shaders.scan();
     for (const p of scan.problems) this.report(p, 'warning', problems);
     // The remote cache holds permutations too (read after a local miss, written with writes on).
@@ -673,7 +680,20 @@ export class Cooker {
     const before = this.storeProblems;
     this.storeProblems = problems ?? before;
     try {
-      return await cookShaders({ config: this.config, shaders: this.shaders, packages, chunks, prune, remote, share, log: this.log, report: (e) => this.report(e, 'error', problems), knownMaterials: this.materialsSeen, materials: this.materialsMemo });
+      return await cookShaders({
+        config: this.config,
+        shaders: this.shaders,
+        packages,
+        chunks,
+        prune,
+        remote,
+        share,
+        log: this.log,
+        report: (e) => this.report(e, 'error', problems),
+        knownMaterials: this.materialsSeen,
+        materials: this.materialsMemo,
+        packagesIdentity,
+      });
     } finally {
       this.storeProblems = before;
       // Taken into the materials table (ShaderMaterials.bin) by that scan.
@@ -1013,10 +1033,17 @@ export class Cooker {
 
     // ---- shaders: every permutation the shipped materials need ----
     const shipped = all.filter((a, i) => (held ? held.hasOutputAt(i) : results.get(a.record.guid)?.output !== undefined));
+    // Everything planned ships: the shipped packages are the plan's, which its key names exactly
+    // (the registry's content, the config, the planning code), records, order and chunks. The
+    // shader cook then takes the last cook's result when nothing else it reads changed.
+    const packagesIdentity = !split && shipped.length === all.length ? plan.key : undefined;
     const shaderRes = await this.cookShaders(
       shipped.filter((a) => a.record.kind === 'package'),
       plan.chunks,
       problems,
+      true,
+      undefined,
+      packagesIdentity,
     );
     summary.shaders = shaderSummary(shaderRes);
     // What the early compiles made for what ships counts as compiled by this cook, not cached.

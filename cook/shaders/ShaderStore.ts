@@ -45,6 +45,19 @@ export class ShaderStore {
     await writeFileAtomic(this.fileOf(key), code);
   }
 
+  /** The keys of the entries there (not checked: `get` checks what it reads). */
+  keys(): Set<string> {
+    const out = new Set<string>();
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return out;
+    }
+    for (const name of names) if (!name.includes(TEMP_MARKER) && name.endsWith('.spv')) out.add(name.slice(0, -4));
+    return out;
+  }
+
   /** Remove temp files of killed runs and every entry whose key is not in `keep`. Returns how many entries went. */
   async prune(keep: ReadonlySet<string>): Promise<number> {
     await sweepTempFiles(this.dir).catch(() => 0);

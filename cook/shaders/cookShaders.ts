@@ -34,7 +34,8 @@ import type { AssetRecord } from '../../src/registry/types.js';
 import { hashHex, hashString, initHash, xxh64 } from '../../src/util/hash.js';
 import { canonicalJson } from '../cookCache.js';
 import { checkDefine, compileShader, detectCompiler, SHADER_TOOLS_FILE, type ShaderCompiler } from './compiler.js';
-import { scanMaterials, type KnownMaterials, type MaterialsMemo } from './materials.js';
+import { MATERIALS_CACHE_FILE, scanMaterials, type KnownMaterials, type MaterialsMemo } from './materials.js';
+import { readShaderCookMemo, shaderCookInputs, shaderCookMemoKey, writeShaderCookMemo } from './shaderCookMemo.js';
 import type { ShaderRemote, ShaderRemoteRequest } from './ShaderRemote.js';
 import { ShaderStore } from './ShaderStore.js';
 
@@ -82,6 +83,13 @@ export interface ShaderCookOptions {
   materialClassOnly?: boolean;
   /** The materials cache as this cook's last scan left it (see scanMaterials' `memo`). */
   materials?: MaterialsMemo;
+  /**
+   * Names `packages` exactly (each record's content, path and file, their chunks, the order): with
+   * it, a cook whose shader inputs are all the last one's takes that one's result
+   * (shaderCookMemo.ts). Only for a whole cook's pass: no `remote`, `share` or `materialClassOnly`,
+   * and pruning.
+   */
+  packagesIdentity?: string;
 }
 
 export interface ShaderCookResult {
@@ -126,6 +134,22 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
     ok = false;
     opts.report(e);
   };
+
+  // ---- 0. the last cook's result, when nothing it was made from changed ----
+  const found = opts.compiler ?? (await detectCompiler(path.join(config.intermediatesDir, SHADER_TOOLS_FILE)));
+  const tableFile = path.join(config.intermediatesDir, MATERIALS_CACHE_FILE);
+  const memoInputs =
+    opts.packagesIdentity !== undefined && !opts.remote && !opts.share && !opts.materialClassOnly && opts.prune !== false
+      ? shaderCookInputs({ packagesIdentity: opts.packagesIdentity, chunks: opts.chunks, config, shaders, compiler: found })
+      : undefined;
+  if (memoInputs !== undefined) {
+    const taken = await takeMemo(config.intermediatesDir, shaderCookMemoKey(memoInputs, tableFile));
+    if (taken) {
+      log.debug({ permutations: taken.permutations }, "shader cook: the last cook's result, nothing it depends on changed");
+      if (taken.permutations) log.info({ permutations: taken.permutations, compiled: 0, cached: taken.permutations, fetched: 0, failed: 0, compiler: taken.compiler }, 'shaders cooked');
+      return taken;
+    }
+  }
 
   // ---- 1. what is asked for ----
   const wanted = new Map<string, Wanted>();
@@ -202,7 +226,6 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
     const mine = opts.share(list.map((w) => permutationText(w.id)));
     list = list.filter((w) => mine.has(permutationText(w.id)));
   }
-  const found = opts.compiler ?? (await detectCompiler(path.join(config.intermediatesDir, SHADER_TOOLS_FILE)));
   const compiler: ShaderCompiler | undefined = typeof found === 'string' ? undefined : found;
   if (!compiler && list.length) fail(errors.shaderCompilerMissing(list[0].file, found as string));
   const store = new ShaderStore(config.intermediatesDir);
@@ -232,6 +255,8 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
     signal: opts.signal,
   });
   const compiledList: string[] = [];
+  // Code shipped but not cached (a source edited while it compiled): this result is not kept either.
+  let uncached = false;
   if (compiler) {
     const queue = new PQueue({ concurrency: Math.max(1, config.shaders.concurrency || os.availableParallelism()) });
     for (const w of list) {
@@ -280,6 +305,7 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
           // compiled from, here and in the shared cache. Shipped, not cached; the edit's own
           // re-cook compiles it under its key.
           if (!(await closureUnchanged(closures.get(w.id.source)!, shaders))) {
+            uncached = true;
             log.debug({ file: w.file, permutation: describePermutation(w.id) }, 'a shader source changed while it compiled: not cached');
             return;
           }
@@ -317,7 +343,31 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
   const allBytes = encodeShaderCache({ compiler: id, permutations: done.map(perm) });
   compiledList.sort(cmp);
   if (list.length) log.info({ permutations: list.length, compiled, cached, fetched, failed, compiler: id }, 'shaders cooked');
+  if (memoInputs !== undefined && ok && !uncached && done.length === list.length) {
+    // Under the materials table as this scan left it (written or not).
+    const key = shaderCookMemoKey(memoInputs, tableFile);
+    if (key !== undefined) writeShaderCookMemo(config.intermediatesDir, key, { compiler: id, permutations: list.length, storeKeys: compiler ? list.map((w) => w.key!) : [], chunkBytes, allBytes });
+  }
   return { ok, compiler: id, permutations: list.length, compiled, cached, fetched, failed, materialsRead: scan.read, chunkBytes, allBytes, compiledList };
+}
+
+/**
+ * The memo kept under `key` as this cook's result, when the shader cache still holds every entry
+ * it used (its counts say cached); the cache is pruned to them as the cook would. Else undefined.
+ */
+async function takeMemo(intermediatesDir: string, key: string | undefined): Promise<ShaderCookResult | undefined> {
+  if (key === undefined) return undefined;
+  const memo = readShaderCookMemo(intermediatesDir, key);
+  if (!memo) return undefined;
+  const store = new ShaderStore(intermediatesDir);
+  const keep = new Set(memo.storeKeys);
+  if (keep.size) {
+    const held = store.keys();
+    for (const k of keep) if (!held.has(k)) return undefined;
+    await store.prune(keep).catch(() => 0);
+  }
+  const n = memo.permutations;
+  return { ok: true, compiler: memo.compiler, permutations: n, compiled: 0, cached: n, fetched: 0, failed: 0, materialsRead: 0, chunkBytes: memo.chunkBytes, allBytes: memo.allBytes, compiledList: [] };
 }
 
 /** "material /Game/M/Rock.Rock" or "materials /Game/A.A, /Game/B.B (and 3 more)" or "shaders.global". */
