@@ -191,8 +191,13 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
     { known: opts.knownMaterials, materialClassOnly: opts.materialClassOnly, memo: opts.materials },
   );
   // Only packages with materials ask for anything: sorting just those is the same order of asks.
-  const sortedPackages = opts.packages.filter((p) => scan.byPackage.has(p.record.guid)).sort((a, b) => cmp(a.record.packagePath, b.record.packagePath));
-  for (const { record, chunk } of sortedPackages) {
+  // Sorted by index on their paths, each read once (ties in list order, as the stable sort of the
+  // packages themselves gave): the comparator read two records' packagePath per comparison.
+  const withMaterials = opts.packages.filter((p) => scan.byPackage.has(p.record.guid));
+  const paths = withMaterials.map((p) => p.record.packagePath);
+  const order = Array.from(paths.keys()).sort((a, b) => cmp(paths[a], paths[b]) || a - b);
+  for (const k of order) {
+    const { record, chunk } = withMaterials[k];
     const found = scan.byPackage.get(record.guid)!;
     if (found.error) fail(found.error);
     for (const m of found.materials) {

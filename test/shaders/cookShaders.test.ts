@@ -158,6 +158,44 @@ describe('shader cook (glslang + spirv-val, for real)', () => {
     expect(fs.existsSync('/tmp/pwn')).toBe(false);
   });
 
+  it('materials asking for the same source and defines share its permutations; each material with a refused define is reported', async () => {
+    const lit = '/Game/Shaders/Lit.hlsl';
+    const dir = await writeShaderProject(await tempDir(), {
+      'Content/Materials/Rock.lasset': material(GUIDS.rock, 'Rock', lit, ['EVIL X']),
+      'Content/Materials/Plain.lasset': material(GUIDS.plain, 'Plain', lit, ['EVIL X']),
+      'Content/Materials/BlurMat.lasset': material(GUIDS.blur, 'BlurMat', '/Game/Shaders/Gone.hlsl', ['EVIL X']),
+    });
+    const refused = (file: string) => ({
+      code: 'SHADER_DEFINE_INVALID',
+      message: 'define "EVIL X" is refused: it must be NAME or NAME=VALUE (NAME letters, digits and _, not starting with a digit; VALUE letters, digits and _ . + -)',
+      file: path.join(dir, 'Content/Materials', file),
+    });
+    // In package path order: BlurMat (its shader is missing, reported before its defines), Plain, Rock.
+    expect((await shaderPass(dir)).problems).toEqual([
+      { code: 'SHADER_NOT_FOUND', message: 'shader source "/Game/Shaders/Gone.hlsl" is not a compiled source under any mount\'s Shaders/ (.slang, .hlsl, .glsl)', file: path.join(dir, 'Content/Materials/BlurMat.lasset') },
+      refused('Plain.lasset'),
+      refused('Rock.lasset'),
+    ]);
+    // The same defines in another order ask for the same permutations, named by both materials.
+    fs.writeFileSync(path.join(dir, 'Content/Materials/Rock.lasset'), (await import('../../src/format/packageBuilder.js')).buildPackage(material(GUIDS.rock, 'Rock', lit, ['USE_SHADOWS', 'TINT=0.5'])));
+    fs.writeFileSync(path.join(dir, 'Content/Materials/Plain.lasset'), (await import('../../src/format/packageBuilder.js')).buildPackage(material(GUIDS.plain, 'Plain', lit, ['TINT=0.5', 'USE_SHADOWS'])));
+    fs.writeFileSync(path.join(dir, 'Content/Materials/BlurMat.lasset'), (await import('../../src/format/packageBuilder.js')).buildPackage(material(GUIDS.blur, 'BlurMat', lit)));
+    for (const f of ['Rock', 'Plain', 'BlurMat']) {
+      const t = new Date(Date.now() + 9000);
+      fs.utimesSync(path.join(dir, `Content/Materials/${f}.lasset`), t, t);
+    }
+    const ok = await shaderPass(dir);
+    expect(ok.problems).toEqual([]);
+    expect(ok.res.compiledList).toEqual([
+      '/Game/Shaders/Lit.hlsl PSMain (fragment) [TINT=0.5 USE_SHADOWS]',
+      '/Game/Shaders/Lit.hlsl PSMain (fragment) [no defines]',
+      '/Game/Shaders/Lit.hlsl VSMain (vertex) [TINT=0.5 USE_SHADOWS]',
+      '/Game/Shaders/Lit.hlsl VSMain (vertex) [no defines]',
+    ]);
+    // The global Unlit compiled in the first pass.
+    expect(ok.res).toMatchObject({ permutations: 5, cached: 1 });
+  });
+
   it('a material naming a missing shader, a bad sidecar, a missing include and a cycle each fail with the file named', async () => {
     const dir = await writeShaderProject(await tempDir(), {
       'Content/Materials/Rock.lasset': material(GUIDS.rock, 'Rock', '/Game/Shaders/Gone.hlsl'),
