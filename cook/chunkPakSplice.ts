@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic, tempPathFor } from '../src/util/atomicWrite.js';
 import { newCheckedFile, openCheckedFile, sealCheckedFile } from '../src/util/checkedFile.js';
-import { createXxh64, hashHex, xxh64 } from '../src/util/hash.js';
+import { createXxh64, hashHex, hex8, xxh64 } from '../src/util/hash.js';
 import type { PakEntry } from '../pak/pakFormat.js';
 import { splicePak } from '../pak/splicePak.js';
 import type { PakSeal, PakSource, WritePakResult } from '../pak/writePak.js';
@@ -125,7 +125,6 @@ function readSplice(file: string): SpliceRecord | undefined {
   }
 }
 
-const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
 
 export interface ChunkSpliceInput {
   file: string;

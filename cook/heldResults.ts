@@ -14,6 +14,7 @@
  */
 import type { LuminaError } from '../src/errors.js';
 import type { AssetRecord } from '../src/registry/types.js';
+import { hex8 } from '../src/util/hash.js';
 import { cookedPathFor, type AssetCookResult } from './cookAsset.js';
 import type { HitView } from './cookCacheCodec.js';
 
@@ -43,7 +44,6 @@ export type AssetReportFields = Pick<AssetCookResult, 'status' | 'reason' | 'ms'
 /** The fields of a result a pak entry is made of (see `pakSource`). */
 export type PakSourceFields = Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'>;
 
-const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
 
 export class HeldResults {
   private readonly slotOf = new Map<string, number>();

@@ -72,6 +72,17 @@ export function createTextHasher(): { update(text: string): void; digestHex(): s
   };
 }
 
+const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/**
+ * A u32 as 8 lowercase hex digits (`n.toString(16).padStart(8, '0')`), from a table of bytes: a
+ * no-op at 100k assets prints ~112k of them (the pak fingerprint's identities), and toString +
+ * padStart took about twice the time.
+ */
+export function hex8(n: number): string {
+  return HEX_BYTE[n >>> 24] + HEX_BYTE[(n >>> 16) & 255] + HEX_BYTE[(n >>> 8) & 255] + HEX_BYTE[n & 255];
+}
+
 /** 16 lowercase hex digits, the way hashes appear in logs, manifests and cache keys. */
 export function hashHex(h: bigint): string {
   return h.toString(16).padStart(16, '0');
