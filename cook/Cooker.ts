@@ -75,6 +75,7 @@ import { ShaderRegistry } from '../src/registry/ShaderRegistry.js';
 import { decodeShaderCache, describePermutation, SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import { shipRelease } from './writeRelease.js';
 import { leanHeapFor } from '../src/util/leanHeap.js';
+import { shortRunInlining } from '../src/util/shortRunJit.js';
 import { reportFiles, writeCookReport, type ReportFiles } from './report/writeCookReport.js';
 
 export const REGISTRY_ENTRY = 'AssetRegistry.bin';
@@ -344,6 +345,9 @@ export class Cooker {
     let pool: CookPool | undefined;
     let keep: KeptSources | undefined;
     if (!opts.registry && !remote && !fs.existsSync(path.join(config.intermediatesDir, CACHE_FILE_NAME)) && !fs.existsSync(path.join(config.intermediatesDir, JOURNAL_FILE_NAME))) {
+      // Before the workers load and this thread scans: the compiles of a first cook are a large
+      // part of its CPU (src/util/shortRunJit.ts).
+      shortRunInlining(true);
       pool = new CookPool({ workers: config.cook.workers, settings: workerSettings(config) });
       pool.start();
       // One read per source: what the scan reads whole is what the workers cook (keptSources.ts).
@@ -379,7 +383,8 @@ export class Cooker {
         // As soon as the walk has counted a very large project, not at the cook: a cold scan's
         // heap grows to ~1.1 GiB at a million assets, and the slack V8 leaves above it then stood
         // under the plan (src/util/leanHeap.ts).
-        leanHeapFor(p.files);
+        // A very large project's cook is long enough to amortize V8's own inlining budget.
+        if (leanHeapFor(p.files)) shortRunInlining(false);
         bus.emit({ type: 'SCAN_PROGRESS', ...p });
       };
       // A cold scan reads on the cook workers, started above and idle until the plan.
