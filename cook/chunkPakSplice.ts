@@ -19,7 +19,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic, tempPathFor } from '../src/util/atomicWrite.js';
+import { commitStaged, discardStaged, stageAtomicFile, tempPathFor } from '../src/util/atomicWrite.js';
 import { newCheckedFile, openCheckedFile, sealCheckedFile } from '../src/util/checkedFile.js';
 import { createXxh64, hashHex, hex8, xxh64 } from '../src/util/hash.js';
 import type { PakEntry } from '../pak/pakFormat.js';
@@ -193,25 +193,36 @@ export async function spliceChunkPak(input: ChunkSpliceInput): Promise<ChunkSpli
 
   // The listing: the first line for the new TOC, each changed entry's line replaced, the rest as it was.
   const pieces: Buffer[] = [];
-  const firstEnd = oldListing.indexOf(10);
-  pieces.push(Buffer.from(`${input.header(res.entryCount, res.tocHash)}\n`, 'utf8'));
-  let pos = firstEnd + 1; // start of line 1 (the columns)
-  let line = 1;
-  let copied = pos;
-  for (const { index, entry } of res.changed) {
-    // Entry k is line k + 2.
-    while (line < index + 2) {
-      pos = oldListing.indexOf(10, pos) + 1;
+  try {
+    const firstEnd = oldListing.indexOf(10);
+    pieces.push(Buffer.from(`${input.header(res.entryCount, res.tocHash)}\n`, 'utf8'));
+    let pos = firstEnd + 1; // start of line 1 (the columns)
+    let line = 1;
+    let copied = pos;
+    for (const { index, entry } of res.changed) {
+      // Entry k is line k + 2.
+      while (line < index + 2) {
+        pos = oldListing.indexOf(10, pos) + 1;
+        line++;
+      }
+      const end = oldListing.indexOf(10, pos) + 1;
+      pieces.push(oldListing.subarray(copied, pos), Buffer.from(`${listingLine(entry)}\n`, 'utf8'));
+      copied = end;
+      pos = end;
       line++;
     }
-    const end = oldListing.indexOf(10, pos) + 1;
-    pieces.push(oldListing.subarray(copied, pos), Buffer.from(`${listingLine(entry)}\n`, 'utf8'));
-    copied = end;
-    pos = end;
-    line++;
+    pieces.push(oldListing.subarray(copied));
+    // The pak and its listing committed together: both fsynced at once, renamed (the pak first), the folder fsynced once.
+    const listing = await stageAtomicFile(input.contents, async (fh) => {
+      for (const p of pieces) {
+        for (let done = 0; done < p.byteLength; ) done += (await fh.write(p, done, p.byteLength - done)).bytesWritten;
+      }
+    });
+    await commitStaged([res.staged, listing.staged]);
+  } catch (e) {
+    await discardStaged([res.staged]);
+    throw e;
   }
-  pieces.push(oldListing.subarray(copied));
-  await writeFileAtomic(input.contents, pieces);
   const h = createXxh64();
   let size = 0;
   for (const p of pieces) {

@@ -12,11 +12,12 @@
  * Nothing is copied on trust alone: the previous pak's header, footer and TOC must be the seal's
  * (TOC hash), its entries contiguous, and every byte of its data is hashed as it is copied and
  * must match the seal's data hash; else the splice gives up (undefined) and the caller writes the
- * pak the usual way, which checks entry by entry. The new pak is written to a temp file and
- * renamed (withAtomicFile), and comes with its own seal.
+ * pak the usual way, which checks entry by entry. The new pak is written to a temp file
+ * (stageAtomicFile) that the caller commits (commitStaged, with the listing written beside it: their
+ * fsyncs at once, one fsync of the folder) or discards, and comes with its own seal.
  */
 import fs from 'node:fs';
-import { withAtomicFile } from '../src/util/atomicWrite.js';
+import { stageAtomicFile, type StagedFile } from '../src/util/atomicWrite.js';
 import { createXxh64, xxh64 } from '../src/util/hash.js';
 import { BLOCK_SIZE, compressBlocks, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
 import { PAK_FOOTER_SIZE, PAK_HEADER_SIZE, PAK_MAGIC, PAK_VERSION, encodeFooter, encodeHeader, encodeToc, type PakEntry } from './pakFormat.js';
@@ -47,6 +48,8 @@ export interface SpliceResult {
   reused: number;
   reusedCompressed: number;
   seal: PakSeal;
+  /** The new pak, written to its temp file: the caller commits it (commitStaged) or discards it (discardStaged). */
+  staged: StagedFile;
 }
 
 /** Bytes read from the previous pak per step. */
@@ -254,7 +257,7 @@ export async function splicePak(out: string, previous: string, seal: PakSeal, so
     // The data: the old bytes in windows (every byte hashed against the seal), the changed entries' new bytes in their place.
     const oldHash = createXxh64();
     const newHash = createXxh64();
-    const result = await withAtomicFile(out, async (fh) => {
+    const result = await stageAtomicFile(out, async (fh) => {
       let pos = 0;
       const put = async (b: Uint8Array, hashed = true) => {
         if (hashed) newHash.update(b);
@@ -297,12 +300,13 @@ export async function splicePak(out: string, previous: string, seal: PakSeal, so
     if (!result) return undefined;
     return {
       tocHash: newTocHash,
-      size: result.size,
+      size: result.result.size,
       entryCount: count,
       changed: made.map((m) => ({ index: m.index, entry: m.entry })),
       reused,
       reusedCompressed,
-      seal: { tocHash: newTocHash, dataEnd: newTocOffset, dataXxh64: result.dataXxh64, cooked },
+      seal: { tocHash: newTocHash, dataEnd: newTocOffset, dataXxh64: result.result.dataXxh64, cooked },
+      staged: result.staged,
     };
   } finally {
     fs.closeSync(fd);

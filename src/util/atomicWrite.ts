@@ -48,24 +48,92 @@ export async function writeFileAtomic(target: string, data: Uint8Array | readonl
  * throws, the temp file is removed and the target is untouched.
  */
 export async function withAtomicFile<T>(target: string, fill: (fh: fsp.FileHandle, tempPath: string) => Promise<T>): Promise<T> {
-  const dir = path.dirname(target);
-  const tmp = tempPathFor(target);
+  const { staged, result } = await stageAtomicFile(target, fill);
+  await commitStaged([staged]);
+  return result;
+}
+
+/**
+ * A temp file written for `target` and still open, neither fsynced nor renamed: commitStaged
+ * makes it the target, discardStaged removes it.
+ */
+export interface StagedFile {
+  readonly target: string;
+  readonly temp: string;
+  /** Open until commitStaged or discardStaged closes it. */
+  fh: fsp.FileHandle | undefined;
+}
+
+/**
+ * Open a temp file for `target` and let `fill` write into it; the file stays open and unsynced
+ * until commitStaged. When `fill` throws, the temp file is removed and the target is untouched.
+ * Several files staged this way commit together: their fsyncs run at once (one journal commit
+ * where they land in the same one) and each folder is fsynced once, after the renames.
+ */
+export async function stageAtomicFile<T>(target: string, fill: (fh: fsp.FileHandle, tempPath: string) => Promise<T>): Promise<{ staged: StagedFile; result: T }> {
+  const temp = tempPathFor(target);
   let fh: fsp.FileHandle | undefined;
   try {
-    await fsp.mkdir(dir, { recursive: true });
-    fh = await fsp.open(tmp, 'w', 0o644);
-    const result = await fill(fh, tmp);
-    await fh.sync();
-    await fh.close();
-    fh = undefined;
-    await fsp.rename(tmp, target);
-    await fsyncDir(dir);
-    return result;
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    fh = await fsp.open(temp, 'w', 0o644);
+    const result = await fill(fh, temp);
+    return { staged: { target, temp, fh }, result };
   } catch (e) {
     await fh?.close().catch(() => {});
-    await fsp.rm(tmp, { force: true }).catch(() => {});
+    await fsp.rm(temp, { force: true }).catch(() => {});
     if (isLuminaError(e)) throw e;
     throw errors.ioFailed(target, 'write', e);
+  }
+}
+
+/**
+ * Make staged files their targets: every temp fsynced (all at once) and closed, then renamed over
+ * its target in the order given, then each folder fsynced once so the renames survive a power
+ * cut. A crash at any point leaves each target either old or new, never half-written. On a
+ * failure the temps not yet renamed are removed and the error names the target that failed.
+ */
+export async function commitStaged(files: readonly StagedFile[]): Promise<void> {
+  let at = 0;
+  try {
+    await Promise.all(
+      files.map(async (f) => {
+        try {
+          await f.fh!.sync();
+        } catch (e) {
+          throw errors.ioFailed(f.target, 'write', e);
+        }
+      }),
+    );
+    for (const f of files) {
+      const fh = f.fh!;
+      f.fh = undefined;
+      try {
+        await fh.close();
+      } catch (e) {
+        throw errors.ioFailed(f.target, 'write', e);
+      }
+    }
+    for (; at < files.length; at++) {
+      try {
+        await fsp.rename(files[at].temp, files[at].target);
+      } catch (e) {
+        throw errors.ioFailed(files[at].target, 'write', e);
+      }
+    }
+  } catch (e) {
+    await discardStaged(files.slice(at));
+    throw e;
+  }
+  for (const dir of new Set(files.map((f) => path.dirname(f.target)))) await fsyncDir(dir);
+}
+
+/** Close and remove staged files that will not be committed. */
+export async function discardStaged(files: readonly StagedFile[]): Promise<void> {
+  for (const f of files) {
+    const fh = f.fh;
+    f.fh = undefined;
+    await fh?.close().catch(() => {});
+    await fsp.rm(f.temp, { force: true }).catch(() => {});
   }
 }
 
