@@ -176,6 +176,18 @@ export class MaterialsTable {
       if (!(c.i >= 0 && c.i < count) || replaced.has(c.i) || !HASH_RE.test(c.hash)) return undefined;
       replaced.set(c.i, c.blob);
     }
+    // The usual edit keeps every blob's length (a package without materials, edited): no offset
+    // moves, so the table is copied with the changed records' hashes and blobs written over theirs.
+    if (changes.every((c) => (c.blob?.byteLength ?? 0) === this.bytes.readUInt32LE(HEADER + c.i * RECORD + 28)) && this.laidOutAsEncoded()) {
+      const out = Buffer.from(this.bytes);
+      for (const c of changes) {
+        const r = HEADER + c.i * RECORD;
+        out.write(c.hash, r + 16, 8, 'hex');
+        if (c.blob?.byteLength) out.set(c.blob, this.blobAt + out.readUInt32LE(r + 24));
+      }
+      sealTable(out);
+      return new MaterialsTable(out, count, this.blobAt, this.blobSize);
+    }
     const blobOfRecord = (k: number): Uint8Array | undefined => (replaced.has(k) ? replaced.get(k) : this.blobEmpty(k) ? undefined : this.blob(k));
     let blobSize = 0;
     for (let k = 0; k < count; k++) blobSize += blobOfRecord(k)?.byteLength ?? 0;
@@ -191,6 +203,19 @@ export class MaterialsTable {
     }
     sealTable(out);
     return new MaterialsTable(out, count, blobAt, blobSize);
+  }
+
+  private encodedLayout: boolean | undefined;
+
+  /** Whether the blobs lie as encode (and patched) lay them: in record order, back to back, filling the blob section. */
+  private laidOutAsEncoded(): boolean {
+    if (this.encodedLayout !== undefined) return this.encodedLayout;
+    let at = 0;
+    for (let k = 0, r = HEADER; k < this.count; k++, r += RECORD) {
+      if (this.bytes.readUInt32LE(r + 24) !== at) return (this.encodedLayout = false);
+      at += this.bytes.readUInt32LE(r + 28);
+    }
+    return (this.encodedLayout = at === this.blobSize);
   }
 
   /** The file's bytes. */

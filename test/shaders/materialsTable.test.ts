@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Cooker } from '../../cook/Cooker.js';
 import { LEGACY_MATERIALS_CACHE_FILE, MATERIALS_CACHE_FILE, MaterialsTable, packagesWithMaterials, scanMaterials, type MaterialScan } from '../../cook/shaders/materials.js';
 import type { AssetRecord } from '../../src/registry/types.js';
-import { initHash } from '../../src/util/hash.js';
+import { initHash, xxh64 } from '../../src/util/hash.js';
 import { tempDir } from '../cook/helpers.js';
 import { prop, hard } from '../../src/format/packageBuilder.js';
 import { GUIDS, material, writeShaderProject } from './fixtures.js';
@@ -162,6 +162,50 @@ describe('ShaderMaterials.bin', () => {
     expect(base.patched([{ i: 0, hash: 'xyz', blob: undefined }])).toBeUndefined();
     expect(base.patched([{ i: 1, hash: h(1), blob: undefined }, { i: 1, hash: h(2), blob: undefined }])).toBeUndefined();
     expect(base.patched([{ i: n, hash: h(1), blob: undefined }])).toBeUndefined();
+  });
+
+  it('a patch that keeps every blob length copies the table, and still gives encode\'s bytes from a table laid out otherwise', async () => {
+    await initHash();
+    const g = (n: number) => n.toString(16).padStart(32, '0');
+    const h = (n: number) => n.toString(16).padStart(16, '0');
+    const blob = (n: number, tag = 'A') => (n % 3 === 0 ? undefined : Buffer.from(`{"materials":[{"objectPath":"/Game/M${n}.M${n}","source":"/Game/${tag}.glsl","defines":[]}]}`));
+    const n = 40;
+    const guids = Array.from({ length: n }, (_, i) => g(1000 + i));
+    const hashes = guids.map((_, i) => h(i + 1));
+    const blobs = guids.map((_, i) => blob(i));
+    const base = MaterialsTable.encode(guids, hashes, blobs);
+    // New hashes, blobs of the same length (other bytes), an empty one left empty.
+    const changes = [
+      { i: 3, hash: h(900), blob: undefined },
+      { i: 4, hash: h(901), blob: blob(4, 'B') },
+      { i: 17, hash: h(902), blob: blob(17, 'C') },
+    ];
+    const next = { hashes: [...hashes], blobs: [...blobs] };
+    for (const c of changes) {
+      next.hashes[c.i] = c.hash;
+      next.blobs[c.i] = c.blob;
+    }
+    const want = Buffer.from(MaterialsTable.encode(guids, next.hashes, next.blobs).data);
+    expect(Buffer.from(base.patched(changes)!.data).equals(want)).toBe(true);
+    // The same records with two blobs swapped in the blob section (a layout encode never writes):
+    // the patch lays them out again, as encode does.
+    const odd = Buffer.from(base.data);
+    const rec = (k: number) => 16 + k * 32;
+    const blobAt = 16 + n * 32;
+    const [a, b] = [1, 2];
+    const la = odd.readUInt32LE(rec(a) + 28);
+    const lb = odd.readUInt32LE(rec(b) + 28);
+    const oa = odd.readUInt32LE(rec(a) + 24);
+    const bytesA = Buffer.from(odd.subarray(blobAt + oa, blobAt + oa + la));
+    const bytesB = Buffer.from(odd.subarray(blobAt + oa + la, blobAt + oa + la + lb));
+    bytesB.copy(odd, blobAt + oa);
+    bytesA.copy(odd, blobAt + oa + lb);
+    odd.writeUInt32LE(oa + lb, rec(a) + 24);
+    odd.writeUInt32LE(oa, rec(b) + 24);
+    odd.writeBigUInt64LE(xxh64(odd.subarray(0, odd.byteLength - 8)), odd.byteLength - 8);
+    const shuffled = MaterialsTable.decode(odd);
+    expect(Buffer.from(shuffled.blob(a)!).equals(bytesA)).toBe(true);
+    expect(Buffer.from(shuffled.patched(changes)!.data).equals(want)).toBe(true);
   });
 
   it('a one-package change: the early material-class-only scan writes nothing, the scan after it writes the bytes a scan from scratch writes', async () => {
