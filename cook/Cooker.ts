@@ -31,7 +31,7 @@ import { createDebugger, silentLogger, type Logger } from '../src/log/logger.js'
 import { sweepTempFiles } from '../src/util/atomicWrite.js';
 import { hashHex, initHash, xxh64 } from '../src/util/hash.js';
 import type { AssetRecord } from '../src/registry/types.js';
-import type { ScanProgress } from '../src/registry/AssetRegistry.js';
+import type { ScanChanges, ScanProgress } from '../src/registry/AssetRegistry.js';
 import {
   assetCookContext,
   checkCache,
@@ -57,7 +57,7 @@ import { HeldResults, type AssetReportFields } from './heldResults.js';
 import { TEXTURE_CLASS } from './textureClass.js';
 import { TEXTURES_IN_FLIGHT } from './texture/index.js';
 import { writeCookedRegistry } from './cookedRegistryOutput.js';
-import { readSweptMarker, registryFromMarker, registryInputsFingerprint, removeStale, shippedFingerprints, SWEPT_MARKER_FILE, writeIfChanged, writeSweptMarker } from './cookedOutputs.js';
+import { carriedRegistryInputs, readSweptMarker, registryFromMarker, registryInputsFingerprint, removeStale, shippedFingerprints, SWEPT_MARKER_FILE, writeIfChanged, writeSweptMarker } from './cookedOutputs.js';
 import { primaryNameClashes, resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
 import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
@@ -473,7 +473,7 @@ export class Cooker {
         // The fingerprints name the records' hashes: those of the files changed are new. The same
         // GUIDs ship at the same paths (samePlanningFacts), so `outputs` stays.
         const old = plan.fingerprints;
-        const fp = old ? { outputs: old.outputs, registryInputs: registryInputsFingerprint([...plan.packages, ...plan.textAssets].map((a) => a.record)) } : planFingerprints(plan);
+        const fp = old ? { outputs: old.outputs, registryInputs: carriedInputs(plan, changes, old.registryInputs) } : planFingerprints(plan);
         // What the registry's inputs were before the edits: AssetRegistry.bin is a function of
         // planning facts only, so the one made for them is this content's too (fullCook's outputs).
         stored = { ...plan, fingerprints: fp, ...(old ? { carriedFrom: { registryInputs: old.registryInputs } } : {}) };
@@ -1233,6 +1233,25 @@ function rootFileCandidates(config: ProjectConfig, root: string): string[] {
     out.push(path.resolve(m.dir, ...rel.split('/')) + '.lasset');
   }
   return out;
+}
+
+/** More changed files than this and a carried plan's registryInputs is hashed from every record (each change is looked up in the plan). */
+const FEW_CARRIED_CHANGES = 32;
+
+/**
+ * The registryInputs of a plan carried over `changes` (every changed file the same planning facts),
+ * from the one it had before them: only the changed records that ship count (carriedRegistryInputs);
+ * from every record when the changes are many or the old value is of another form.
+ */
+function carriedInputs(plan: Pick<CookPlan, 'packages' | 'textAssets'>, changes: ScanChanges, before: string): string {
+  const shipped = (guid: string) => plan.packages.some((a) => a.record.guid === guid) || plan.textAssets.some((a) => a.record.guid === guid);
+  const changed: Array<{ before: AssetRecord; after: AssetRecord }> = [];
+  if (changes.files.length <= FEW_CARRIED_CHANGES) {
+    for (const f of changes.files) if (f.before && f.after && shipped(f.after.guid)) changed.push({ before: f.before, after: f.after });
+    const carried = carriedRegistryInputs(before, changed);
+    if (carried !== undefined) return carried;
+  }
+  return registryInputsFingerprint([...plan.packages, ...plan.textAssets].map((a) => a.record));
 }
 
 /** The fingerprints of what a plan ships (its packages and text assets), as the sweep and the registry output use them. */

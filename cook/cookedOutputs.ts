@@ -16,7 +16,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../src/log/logger.js';
 import { TEMP_MARKER, tempOwnerPid, writeFileAtomic } from '../src/util/atomicWrite.js';
-import { createTextHasher, hashHex, xxh64 } from '../src/util/hash.js';
+import { createTextHasher, hashHex, xxh64, xxh64Text } from '../src/util/hash.js';
 import { pidAlive } from '../src/util/pidAlive.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import { REGISTRY_VERSION } from '../src/format/cookedRegistry.js';
@@ -73,14 +73,34 @@ export function shippedFingerprints(records: readonly AssetRecord[]): { outputs:
 }
 
 /**
- * shippedFingerprints' `registryInputs` alone: a plan carried over an edit ships the same GUIDs at
- * the same paths (its `outputs` is the old one), only content hashes changed.
+ * shippedFingerprints' `registryInputs` alone: `r<registry version>.<records>.<sum>`, the sum (mod
+ * 2^64, hex) of each record's term (the xxh64 of its GUID, kind, content hash and path). A sum, so
+ * a plan carried over an edit (the same GUIDs at the same paths, a few content hashes changed)
+ * gets its value from the changed records alone (carriedRegistryInputs), not from every record
+ * again (~5-15 ms at 20k assets).
  */
 export function registryInputsFingerprint(records: readonly AssetRecord[]): string {
-  const inputs = createTextHasher();
-  inputs.update(`LREG ${REGISTRY_VERSION}\n`);
-  for (const rec of records) inputs.update(`${rec.guid}\t${rec.kind}\t${rec.hash}\t${rec.virtualPath}\n`);
-  return inputs.digestHex();
+  let sum = 0n;
+  for (const rec of records) sum += registryInputsTerm(rec);
+  return `r${REGISTRY_VERSION}.${records.length}.${hashHex(BigInt.asUintN(64, sum))}`;
+}
+
+function registryInputsTerm(rec: AssetRecord): bigint {
+  return xxh64Text(`${rec.guid}\t${rec.kind}\t${rec.hash}\t${rec.virtualPath}\n`);
+}
+
+/**
+ * The registryInputs of a shipped set after some of its records changed (`before` -> `after`, each
+ * pair one record of the set, same GUID and path), from the set's registryInputs before: what
+ * registryInputsFingerprint of the set after gives. Undefined when `before` is not of that form
+ * (an older cook's fingerprint): the caller hashes every record.
+ */
+export function carriedRegistryInputs(before: string, changed: ReadonlyArray<{ before: AssetRecord; after: AssetRecord }>): string | undefined {
+  const m = /^r(\d+)\.(\d+)\.([0-9a-f]{16})$/.exec(before);
+  if (!m || Number(m[1]) !== REGISTRY_VERSION) return undefined;
+  let sum = BigInt(`0x${m[3]}`);
+  for (const c of changed) sum += registryInputsTerm(c.after) - registryInputsTerm(c.before);
+  return `r${REGISTRY_VERSION}.${m[2]}.${hashHex(BigInt.asUintN(64, sum))}`;
 }
 
 /** The AssetRegistry.bin on disk when it is exactly the one the marker recorded; else undefined. */

@@ -10,10 +10,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cooker } from '../../cook/Cooker.js';
 import { REGISTRY_HASHES_FILE } from '../../cook/cookedRegistryOutput.js';
-import { SWEPT_MARKER_FILE } from '../../cook/cookedOutputs.js';
+import { carriedRegistryInputs, registryInputsFingerprint, SWEPT_MARKER_FILE } from '../../cook/cookedOutputs.js';
 import { COST_TABLE_FILE, patchCostTable } from '../../cook/remote/costTable.js';
 import { hard, prop } from '../../src/format/packageBuilder.js';
 import { initHash } from '../../src/util/hash.js';
+import type { AssetRecord } from '../../src/registry/types.js';
 import { Random } from '../../samples/generate/random.js';
 import { copySampleProject } from '../helpers/sampleProject.js';
 import { g, outputBytes, tempDir, writeFixture, writeProject } from './helpers.js';
@@ -66,6 +67,10 @@ async function cook() {
   try {
     const s = await c.cook({ report: false });
     expect(s.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    // The registry inputs the marker records (a carry's come from the changed records alone) are
+    // those of every shipped record, hashed whole.
+    const marker = JSON.parse(await fsp.readFile(path.join(dir, 'Intermediates', SWEPT_MARKER_FILE), 'utf8')) as { registryInputs: string };
+    expect(marker.registryInputs).toBe(registryInputsFingerprint([...c.lastPlan!.packages, ...c.lastPlan!.textAssets].map((a) => a.record)));
     return { from: c.lastPlanFrom, summary: s };
   } finally {
     c.close();
@@ -194,6 +199,20 @@ describe('a one-file change', () => {
     }
     // 12 cooks (4 damages x an edit, a fall-back cook and one from scratch).
   }, 180_000);
+
+  it('registry inputs carried over changed records equal those hashed whole; a value of another form is not carried', () => {
+    const rec = (i: number, hash: string) => ({ guid: g(0x500 + i), kind: 'package', hash, virtualPath: `/Game/R/A${i}.A${i}` }) as unknown as AssetRecord;
+    const before = Array.from({ length: 50 }, (_, i) => rec(i, (1000 + i).toString(16).padStart(16, '0')));
+    const after = before.map((r, i) => (i % 7 === 3 ? rec(i, (9000 + i).toString(16).padStart(16, '0')) : r));
+    const changed = before.flatMap((r, i) => (after[i] !== r ? [{ before: r, after: after[i] }] : []));
+    expect(changed.length).toBe(7);
+    const whole = registryInputsFingerprint(after);
+    expect(carriedRegistryInputs(registryInputsFingerprint(before), changed)).toBe(whole);
+    expect(whole).not.toBe(registryInputsFingerprint(before));
+    expect(carriedRegistryInputs(registryInputsFingerprint(before), [])).toBe(registryInputsFingerprint(before));
+    // An older cook's fingerprint (one hash of every record's line): hashed whole by the caller.
+    expect(carriedRegistryInputs('0123456789abcdef', changed)).toBeUndefined();
+  });
 
   it('a cost table not in its written form, or without a line of a re-cooked package, is not patched', () => {
     const table = '{\n  "version": 1,\n  "unit": "ms",\n  "costs": {\n    "a": 5,\n    "b": 7\n  }\n}\n';
