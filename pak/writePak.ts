@@ -134,6 +134,8 @@ export interface PakSeal {
 const SEAL_MAGIC = 0x4c53504c; // "LPSL"
 const SEAL_VERSION = 1;
 const SEAL_HEADER = 40;
+/** The seal's u64s are little-endian: on such a host they are copied as they lie in memory. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
  * A seal as a file's bytes (kept by the caller beside the pak): "LPSL" u32 version, u32 entries,
@@ -145,7 +147,9 @@ export function encodePakSeal(seal: PakSeal): Uint8Array {
   out.writeBigUInt64LE(seal.tocHash, 16);
   out.writeBigUInt64LE(BigInt(seal.dataEnd), 24);
   out.writeBigUInt64LE(seal.dataXxh64, 32);
-  for (let k = 0, at = SEAL_HEADER; k < seal.cooked.length; k++, at += 8) out.writeBigUInt64LE(seal.cooked[k], at);
+  // The hashes as they lie in memory (little-endian hosts): one copy, not a BigInt per entry.
+  if (LITTLE_ENDIAN) out.set(new Uint8Array(seal.cooked.buffer, seal.cooked.byteOffset, 8 * seal.cooked.length), SEAL_HEADER);
+  else for (let k = 0, at = SEAL_HEADER; k < seal.cooked.length; k++, at += 8) out.writeBigUInt64LE(seal.cooked[k], at);
   return sealCheckedFile(out);
 }
 
@@ -155,7 +159,8 @@ export function decodePakSeal(bytes: Uint8Array): PakSeal | undefined {
   if (!b) return undefined;
   const count = b.readUInt32LE(8);
   const cooked = new BigUint64Array(count);
-  for (let k = 0, at = SEAL_HEADER; k < count; k++, at += 8) cooked[k] = b.readBigUInt64LE(at);
+  if (LITTLE_ENDIAN) new Uint8Array(cooked.buffer).set(b.subarray(SEAL_HEADER, SEAL_HEADER + 8 * count));
+  else for (let k = 0, at = SEAL_HEADER; k < count; k++, at += 8) cooked[k] = b.readBigUInt64LE(at);
   return { tocHash: b.readBigUInt64LE(16), dataEnd: Number(b.readBigUInt64LE(24)), dataXxh64: b.readBigUInt64LE(32), cooked };
 }
 

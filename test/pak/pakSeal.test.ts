@@ -69,8 +69,11 @@ describe('pak seals', () => {
     for (const [round, changed] of changes.entries()) {
       const src = await sources(changed, round + 2);
       // Through the seal's encoding, as writeChunkPaks keeps it.
-      const seal = decodePakSeal(encodePakSeal(res.seal!))!;
+      const encoded = Buffer.from(encodePakSeal(res.seal!));
+      const seal = decodePakSeal(encoded)!;
       expect(seal).toEqual(res.seal);
+      // Each entry's hash lies little-endian after the 40-byte header, whatever the host's order.
+      expect(res.seal!.cooked.every((h, k) => encoded.readBigUInt64LE(40 + 8 * k) === h)).toBe(true);
       res = await writePak(pak, src, opts(pak, seal, res.tocHash));
       // What did not change since the last round (a round's change is undone by the next one).
       const kept = src.filter((x, i) => hashOf(x) === hashOf(before[i]));
