@@ -13,6 +13,10 @@ import { generateProject } from '../../samples/index.js';
 import { pakVerify } from '../../cli/commands/pak.js';
 import { initHash } from '../../src/util/hash.js';
 import { Random } from '../../samples/generate/random.js';
+import { prop } from '../../src/format/packageBuilder.js';
+import { decodeExport, findAssetExport, parsePackage } from '../../src/format/packageReader.js';
+import { encodeProperties } from '../../src/format/properties.js';
+import { toWritable, writePackage } from '../../src/format/packageWriter.js';
 import { REPO, TSX_LOADER, runCli } from '../helpers/runCli.js';
 
 let root: string;
@@ -84,4 +88,49 @@ describe('kill -9 during a cook', () => {
     // Eight CLI processes (tsx start-up alone is seconds on a loaded 2-core machine) and three
     // generated projects: a budget per process, as the daemon crash test has, not the default 60 s.
   }, 60_000 + 8 * 15_000);
+
+  it('during a one-file change (the chunk pak and its listing spliced and committed together): never a half file, and the next cook gives the bytes of a cook never interrupted', async () => {
+    const project = path.join(root, 'onefile');
+    const clean = path.join(root, 'onefile-clean');
+    await generateProject({ out: project, assets: 600, seed: 9, textureEncoder: 'rgba8' });
+    await generateProject({ out: clean, assets: 600, seed: 9, textureEncoder: 'rgba8' });
+    const first = await runCli(['cook', '--project', project]);
+    expect(first.code, first.stderr).toBe(0);
+    // Every package of the project, the mesh edited the way an editor saves (a new string property).
+    const meshes = (await files(path.join(project, 'Content'))).filter((f) => f.includes(`${path.sep}Meshes${path.sep}`) && f.endsWith('.lasset'));
+    expect(meshes.length).toBeGreaterThan(2);
+    const edit = async (dir: string, file: string, label: string) => {
+      const at = path.join(dir, path.relative(project, file));
+      const pkg = parsePackage(await fs.readFile(at), at);
+      const i = findAssetExport(pkg);
+      const out = toWritable(pkg);
+      out.exports[i] = { ...out.exports[i], data: encodeProperties([...decodeExport(pkg, i).filter((p) => p.name !== 'CrashEdit'), prop.str('CrashEdit', label)]) };
+      await fs.writeFile(at, writePackage(out));
+    };
+    const rnd = new Random(Number(process.env.LUMINA_CRASH_SEED ?? 20261204));
+    for (let i = 0; i < 5; i++) {
+      const file = meshes[rnd.int(0, meshes.length - 1)];
+      await edit(project, file, `kill ${i}`);
+      await edit(clean, file, `kill ${i}`);
+      await cookAndKill(project, rnd.int(800, 3500));
+      for (const pak of await pakFiles(project)) {
+        const r = await pakVerify([pak]);
+        expect(r.firstError?.message ?? 'ok', `${pak} after kill ${i}`).toBe('ok');
+      }
+    }
+
+    const again = await runCli(['cook', '--project', project]);
+    expect(again.code, again.stderr).toBe(0);
+    const leftovers = [...(await files(path.join(project, 'Saved'))), ...(await files(path.join(project, 'Intermediates')))].filter((f) => f.includes('.lctmp-'));
+    expect(leftovers).toEqual([]);
+    const fresh = await runCli(['cook', '--project', clean]);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    for (const dir of ['Saved/Paks']) {
+      const a = await files(path.join(project, dir));
+      const b = await files(path.join(clean, dir));
+      expect(a.map((f) => path.relative(project, f))).toEqual(b.map((f) => path.relative(clean, f)));
+      for (let k = 0; k < a.length; k++) expect((await fs.readFile(a[k])).equals(await fs.readFile(b[k])), path.relative(project, a[k])).toBe(true);
+    }
+    // Nine CLI processes and two generated projects: a budget per process, as above.
+  }, 60_000 + 9 * 15_000);
 });
