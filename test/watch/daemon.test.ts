@@ -97,7 +97,7 @@ describe('Daemon end to end', () => {
     // Not "wait until Dev.pak exists": on a loaded machine it can be written and folded away
     // between two polls (150 ms of quiet), and the wait then never ends. Events are not missed.
     await waitFor(() => batchEnds(events).some((e) => e.type === 'BATCH_END' && e.cooked === 1), 'the batch cooking rock-v2');
-    await waitFor(() => events.some((e) => e.type === 'PAK_WRITTEN' && e.chunk === 'Main'), 'the fold rewriting Main.pak', 20_000);
+    await waitFor(() => events.some((e) => e.type === 'PAK_WRITTEN' && e.chunk === 'Main'), 'the fold rewriting Main.pak');
     await daemon!.whenIdle();
     expect(fs.existsSync(path.join(p.paks, DEV_PAK_NAME))).toBe(false);
     expect(await shippedHas(p.paks, '/Game/Meshes/Rock.lasset', 'rock-v2')).toBe(true);

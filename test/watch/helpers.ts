@@ -6,8 +6,13 @@ export async function tempDir(prefix = 'lumina-watch-'): Promise<string> {
   return fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), prefix)));
 }
 
-/** Poll `pred` until it returns a truthy value; throws with `what` after `timeoutMs`. */
-export async function waitFor<T>(pred: () => T | Promise<T>, what: string, timeoutMs = 10_000, everyMs = 10): Promise<NonNullable<T>> {
+/**
+ * Poll `pred` until it returns a truthy value; throws with `what` after `timeoutMs`.
+ * The default budget is half the test timeout: a daemon's first batch after a start or a project
+ * switch also starts the cook workers, which load the cook's modules from source through tsx, and
+ * that took 3.4-7.2 s with 24 busy loops beside the test (a 10 s budget timed out at load ~26).
+ */
+export async function waitFor<T>(pred: () => T | Promise<T>, what: string, timeoutMs = 30_000, everyMs = 10): Promise<NonNullable<T>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await pred();
