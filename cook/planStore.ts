@@ -35,13 +35,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ProjectConfig } from '../config/index.js';
 import type { DependencyType } from '../src/format/packageTypes.js';
 import type { ScanChanges } from '../src/registry/AssetRegistry.js';
 import type { CookRoot as ResolvedRoot } from '../src/registry/cookRoots.js';
 import type { AssetRecord } from '../src/registry/types.js';
 import { tempPathFor, writeFileAtomic } from '../src/util/atomicWrite.js';
+import { codeIdentity } from '../src/util/codeIdentity.js';
 import { hashString } from '../src/util/hash.js';
 import { canonicalJson } from './cookKey.js';
 import type { AssetLookup, CookPlan, DependencyEdge, PlannedAsset } from './planCook.js';
@@ -105,20 +105,9 @@ const GUID_RE = /^[0-9a-f]{32}$/;
 
 /** The planning modules, beside this one (the same extension: .ts under tsx, .js when built). */
 const CODE = ['./planStore', './planCook', './Cooker', '../src/registry/cookRoots', '../src/registry/AssetRegistry', '../src/registry/registryCache'];
-let codeIdentity: string | null | undefined;
 
 /** A hash of the planning code's bytes, once per process; null when one cannot be read (then no plan is stored or taken). */
-function planningCode(): string | null {
-  if (codeIdentity !== undefined) return codeIdentity;
-  try {
-    const self = fileURLToPath(import.meta.url);
-    const ext = path.extname(self);
-    codeIdentity = hashString(CODE.map((m) => fs.readFileSync(path.resolve(path.dirname(self), m + ext), 'utf8')).join('\0'));
-  } catch {
-    codeIdentity = null;
-  }
-  return codeIdentity;
-}
+const planningCode = (): string | null => codeIdentity(import.meta.url, CODE);
 
 /** The key a plan of this registry content under this config is stored and found by; undefined when there is none to be had. */
 export function planKey(config: ProjectConfig, registryIdentity: string | undefined): string | undefined {

@@ -27,10 +27,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ShaderRegistry } from '../../src/registry/ShaderRegistry.js';
 import { writeFileAtomicSync } from '../../src/util/atomicWrite.js';
 import { newCheckedFile, openCheckedFile, sealCheckedFile } from '../../src/util/checkedFile.js';
+import { codeIdentity } from '../../src/util/codeIdentity.js';
 import { hashString } from '../../src/util/hash.js';
 import { canonicalJson } from '../cookCache.js';
 import type { ShaderCompiler } from './compiler.js';
@@ -42,20 +42,9 @@ const HEADER = 16;
 
 /** The shader cook's modules, beside this one (the same extension: .ts under tsx, .js when built). */
 const CODE = ['./shaderCookMemo', './cookShaders', './materials', './compiler', './ShaderStore', '../../src/format/shaderCache', '../../src/registry/ShaderRegistry', '../../src/registry/shaderSources'];
-let codeIdentity: string | null | undefined;
 
 /** A hash of the shader cook's code, once per process; null when a module cannot be read (then nothing is kept or taken). */
-function shaderCode(): string | null {
-  if (codeIdentity !== undefined) return codeIdentity;
-  try {
-    const self = fileURLToPath(import.meta.url);
-    const ext = path.extname(self);
-    codeIdentity = hashString(CODE.map((m) => fs.readFileSync(path.resolve(path.dirname(self), m + ext), 'utf8')).join('\0'));
-  } catch {
-    codeIdentity = null;
-  }
-  return codeIdentity;
-}
+const shaderCode = (): string | null => codeIdentity(import.meta.url, CODE);
 
 function stampOf(file: string): string | undefined {
   const st = fs.statSync(file, { throwIfNoEntry: false });
