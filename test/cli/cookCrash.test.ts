@@ -68,23 +68,10 @@ describe('kill -9 during a cook', () => {
       // Content changes between runs so later cooks have real work (and real overwrites) to do.
       if (i % 2 === 1) await fs.rm(path.join(project, 'Intermediates'), { recursive: true, force: true });
       await cookAndKill(project, rnd.int(300, 2500));
-      for (const pak of await pakFiles(project)) {
-        const r = await pakVerify([pak]);
-        expect(r.firstError?.message ?? 'ok', `${pak} after kill ${i}`).toBe('ok');
-      }
+      await expectPaksVerify(project, i);
     }
 
-    const again = await runCli(['cook', '--project', project]);
-    expect(again.code, again.stderr).toBe(0);
-    const leftovers = [...(await files(path.join(project, 'Saved'))), ...(await files(path.join(project, 'Intermediates')))].filter((f) => f.includes('.lctmp-'));
-    expect(leftovers).toEqual([]);
-
-    const fresh = await runCli(['cook', '--project', clean]);
-    expect(fresh.code, fresh.stderr).toBe(0);
-    const a = await pakFiles(project);
-    const b = await pakFiles(clean);
-    expect(a.map((f) => path.basename(f))).toEqual(b.map((f) => path.basename(f)));
-    for (let k = 0; k < a.length; k++) expect((await fs.readFile(a[k])).equals(await fs.readFile(b[k])), path.basename(a[k])).toBe(true);
+    await expectRepairedLikeClean(project, clean);
     // Eight CLI processes (tsx start-up alone is seconds on a loaded 2-core machine) and three
     // generated projects: a budget per process, as the daemon crash test has, not the default 60 s.
   }, 60_000 + 8 * 15_000);
@@ -113,24 +100,35 @@ describe('kill -9 during a cook', () => {
       await edit(project, file, `kill ${i}`);
       await edit(clean, file, `kill ${i}`);
       await cookAndKill(project, rnd.int(800, 3500));
-      for (const pak of await pakFiles(project)) {
-        const r = await pakVerify([pak]);
-        expect(r.firstError?.message ?? 'ok', `${pak} after kill ${i}`).toBe('ok');
-      }
+      await expectPaksVerify(project, i);
     }
 
-    const again = await runCli(['cook', '--project', project]);
-    expect(again.code, again.stderr).toBe(0);
-    const leftovers = [...(await files(path.join(project, 'Saved'))), ...(await files(path.join(project, 'Intermediates')))].filter((f) => f.includes('.lctmp-'));
-    expect(leftovers).toEqual([]);
-    const fresh = await runCli(['cook', '--project', clean]);
-    expect(fresh.code, fresh.stderr).toBe(0);
-    for (const dir of ['Saved/Paks']) {
-      const a = await files(path.join(project, dir));
-      const b = await files(path.join(clean, dir));
-      expect(a.map((f) => path.relative(project, f))).toEqual(b.map((f) => path.relative(clean, f)));
-      for (let k = 0; k < a.length; k++) expect((await fs.readFile(a[k])).equals(await fs.readFile(b[k])), path.relative(project, a[k])).toBe(true);
-    }
+    await expectRepairedLikeClean(project, clean);
     // Nine CLI processes and two generated projects: a budget per process, as above.
   }, 60_000 + 9 * 15_000);
 });
+
+/** Every pak the killed cook left verifies (old or new, never torn). */
+async function expectPaksVerify(project: string, kill: number): Promise<void> {
+  for (const pak of await pakFiles(project)) {
+    const r = await pakVerify([pak]);
+    expect(r.firstError?.message ?? 'ok', `${pak} after kill ${kill}`).toBe('ok');
+  }
+}
+
+/**
+ * The next cook leaves no temp file, and Saved/Paks (paks and listings) then holds the bytes a
+ * cook of `clean` (the same content, never interrupted) writes.
+ */
+async function expectRepairedLikeClean(project: string, clean: string): Promise<void> {
+  const again = await runCli(['cook', '--project', project]);
+  expect(again.code, again.stderr).toBe(0);
+  const leftovers = [...(await files(path.join(project, 'Saved'))), ...(await files(path.join(project, 'Intermediates')))].filter((f) => f.includes('.lctmp-'));
+  expect(leftovers).toEqual([]);
+  const fresh = await runCli(['cook', '--project', clean]);
+  expect(fresh.code, fresh.stderr).toBe(0);
+  const a = await files(path.join(project, 'Saved', 'Paks'));
+  const b = await files(path.join(clean, 'Saved', 'Paks'));
+  expect(a.map((f) => path.relative(project, f))).toEqual(b.map((f) => path.relative(clean, f)));
+  for (let k = 0; k < a.length; k++) expect((await fs.readFile(a[k])).equals(await fs.readFile(b[k])), path.relative(project, a[k])).toBe(true);
+}
