@@ -36,6 +36,8 @@ interface Measured {
   ms: number;
   /** Peak resident set size in MiB, or NaN when it could not be read. */
   rssMiB: number;
+  /** User + system CPU seconds of the CLI process and its waited-for children (`/usr/bin/time`), or NaN. */
+  cpuS: number;
   ok: boolean;
   stdout: string;
   stderr: string;
@@ -43,8 +45,14 @@ interface Measured {
 
 /** Peak RSS of a finished process from /usr/bin/time's `%M` line (KiB), else the polled value. */
 function parseTimeRss(stderr: string): number | undefined {
-  const m = /^LUMINA_MAXRSS_KB=(\d+)$/m.exec(stderr);
+  const m = /^LUMINA_MAXRSS_KB=(\d+)/m.exec(stderr);
   return m ? Number(m[1]) / 1024 : undefined;
+}
+
+/** User + system CPU seconds from /usr/bin/time's `%U` and `%S` (same line as the RSS). */
+function parseTimeCpu(stderr: string): number {
+  const m = /^LUMINA_MAXRSS_KB=\d+ USER_S=([\d.]+) SYS_S=([\d.]+)$/m.exec(stderr);
+  return m ? Number(m[1]) + Number(m[2]) : NaN;
 }
 
 /**
@@ -54,7 +62,7 @@ function parseTimeRss(stderr: string): number | undefined {
 function runCli(args: string[], opts: { until?: (out: string) => boolean; stop?: () => void; env?: NodeJS.ProcessEnv } = {}): Promise<Measured> {
   const useTime = fs.existsSync(TIME);
   const cmd = useTime ? TIME : process.execPath;
-  const argv = useTime ? ['-f', 'LUMINA_MAXRSS_KB=%M', process.execPath, CLI, ...args] : [CLI, ...args];
+  const argv = useTime ? ['-f', 'LUMINA_MAXRSS_KB=%M USER_S=%U SYS_S=%S', process.execPath, CLI, ...args] : [CLI, ...args];
   const t0 = performance.now();
   const child = spawn(cmd, argv, { env: { ...process.env, LUMINA_LOG_LEVEL: 'warn', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -88,7 +96,7 @@ function runCli(args: string[], opts: { until?: (out: string) => boolean; stop?:
     child.on('close', (code) => {
       if (poll) clearInterval(poll);
       const ms = readyMs ?? performance.now() - t0;
-      resolve({ ms, rssMiB: parseTimeRss(stderr) ?? polled, ok: code === 0 || (opts.until !== undefined && readyMs !== undefined), stdout, stderr });
+      resolve({ ms, rssMiB: parseTimeRss(stderr) ?? polled, cpuS: parseTimeCpu(stderr), ok: code === 0 || (opts.until !== undefined && readyMs !== undefined), stdout, stderr });
     });
   });
 }
@@ -135,7 +143,8 @@ export async function runScaleBench(opts: ScaleBenchOptions): Promise<ScaleResul
   const results: ScaleResults = new Map();
   for (const n of opts.sizes) {
     const project = path.join(opts.dir, `scale-${n}`);
-    await fsp.rm(project, { recursive: true, force: true });
+    // Without the generate step the later steps run on the project a kept run left there.
+    if (opts.steps.includes('generate')) await fsp.rm(project, { recursive: true, force: true });
     const row = new Map<Step, Measured & { note?: string }>();
     results.set(n, row);
     const step = async (name: Step, run: () => Promise<Measured & { note?: string }>) => {
@@ -143,7 +152,7 @@ export async function runScaleBench(opts: ScaleBenchOptions): Promise<ScaleResul
       opts.log(`${n} assets: ${name} (load ${loadAverage()})`);
       const m = await run();
       row.set(name, m);
-      opts.log(`  ${(m.ms / 1000).toFixed(1)} s, peak RSS ${m.rssMiB.toFixed(0)} MiB${m.ok ? '' : `, FAILED: ${lastLines(m.stderr + m.stdout)}`}`);
+      opts.log(`  ${(m.ms / 1000).toFixed(1)} s, CPU ${m.cpuS.toFixed(1)} s, peak RSS ${m.rssMiB.toFixed(0)} MiB (${(m.rssMiB * 1024).toFixed(0)} KiB), load ${loadAverage()}${m.ok ? '' : `, FAILED: ${lastLines(m.stderr + m.stdout)}`}`);
       if (!m.ok) throw new Error(`${name} failed at ${n} assets`);
     };
     try {
@@ -168,7 +177,7 @@ export async function runScaleBench(opts: ScaleBenchOptions): Promise<ScaleResul
     } catch (e) {
       opts.log(`  ${(e as Error).message}; the later steps of ${n} are skipped`);
     } finally {
-      if (!opts.keep) await fsp.rm(project, { recursive: true, force: true });
+      if (!opts.keep && opts.steps.includes('generate')) await fsp.rm(project, { recursive: true, force: true });
     }
   }
   return results;
