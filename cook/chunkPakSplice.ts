@@ -85,16 +85,10 @@ export function decodeSplice(bytes: Uint8Array): SpliceRecord | undefined {
   };
 }
 
-/** The record of a pak just written from `sources` with `listing`; undefined when a source's path is not in its TOC (never, for writePak's). */
+/** The record of a pak just written from `sources` with `listing`; undefined when writePak did not say where each source went (`tocIndex`). */
 export function spliceRecord(res: WritePakResult, sources: readonly PakSource[], pathsHash: string, compression: string, listing: readonly Uint8Array[]): SpliceRecord | undefined {
-  const at = new Map<string, number>();
-  for (let k = 0; k < res.toc.entries.length; k++) at.set(res.toc.entries[k].path, k);
-  const order = new Uint32Array(sources.length);
-  for (let i = 0; i < sources.length; i++) {
-    const k = at.get(sources[i].path);
-    if (k === undefined) return undefined;
-    order[i] = k;
-  }
+  const order = res.tocIndex;
+  if (order === undefined || order.length !== sources.length) return undefined;
   const h = createXxh64();
   let size = 0;
   for (const b of listing) {

@@ -53,8 +53,13 @@ describe('pak writer and reader', () => {
     const a = path.join(dir, 'a.pak');
     const b = path.join(dir, 'b.pak');
     const res = await writePak(a, sources, { priority: 3 });
-    await writePak(b, [...sources].reverse(), { priority: 3 });
+    const reversed = [...sources].reverse();
+    const resB = await writePak(b, reversed, { priority: 3 });
     expect(bytesDiff(await fsp.readFile(a), await fsp.readFile(b))).toBe('same');
+    // Where each source went, in the order given (what a chunk pak's splice record keeps).
+    expect([...res.tocIndex!].map((k) => res.toc.entries[k].path)).toEqual(sources.map((s) => s.path));
+    expect([...resB.tocIndex!].map((k) => resB.toc.entries[k].path)).toEqual(reversed.map((s) => s.path));
+    expect([...res.tocIndex!].sort()).toEqual([0, 1, 2, 3, 4, 5]);
     expect((await fsp.readdir(dir)).filter((n) => n.includes('.lctmp-'))).toEqual([]);
 
     const pak = await PakReader.open(a);
