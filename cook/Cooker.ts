@@ -258,6 +258,12 @@ export class Cooker {
    * carried over files whose changes touch no planning fact ('carried'), or planning.
    */
   lastPlanFrom: 'stored' | 'carried' | 'planned' | undefined;
+  /**
+   * The xxh64 of the AssetRegistry.bin the last full cook made (written or kept), when every asset
+   * of its plan (`plan`, that cook's `lastPlan`) shipped: then it is the registry of that plan's
+   * assets, which a daemon's start otherwise encodes again only to hash it (watch/IncrementalCook.ts).
+   */
+  lastRegistry: { plan: CookPlan; xxh64: bigint } | undefined;
   private readonly ctx: AssetCookContext;
   /** Problems found while opening (cache): reported by the next full cook. */
   private pending: CookProblem[] = [];
@@ -757,6 +763,7 @@ export class Cooker {
     }
     const problems: CookProblem[] = this.pending;
     this.pending = [];
+    this.lastRegistry = undefined;
     const ciSeverity = ci ? 'error' : 'warning';
     // Before anything is written into Saved/Cooked: did the last sweep leave it clean? (cookedOutputs.ts)
     const swept = readSweptMarker(config.cookedDir, config.intermediatesDir);
@@ -782,6 +789,7 @@ export class Cooker {
     }
     const planStart = performance.now();
     const plan = this.planForCook();
+    const cookPlan = this.lastPlan;
     // What does not ship is not cooked: its kept bytes go now.
     this.keptSources?.retain(plan.packages.map((a) => a.record.file));
     // Failure semantics (the same in every mode, --ci only adds to them):
@@ -1113,7 +1121,9 @@ export class Cooker {
       if (swept?.outputs !== fingerprints.outputs && !(startedEmpty && !split && shipped.length === all.length)) {
         await removeStale(config.cookedDir, new Set([registryFile, shaderFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
       }
-      const marker = { outputs: fingerprints.outputs, registryInputs: fingerprints.registryInputs, registryXxh64: hashHex(xxh64(registryBytes)), registrySize: registryBytes.byteLength };
+      const registryXxh64 = xxh64(registryBytes);
+      if (!split && shipped.length === all.length && cookPlan) this.lastRegistry = { plan: cookPlan, xxh64: registryXxh64 };
+      const marker = { outputs: fingerprints.outputs, registryInputs: fingerprints.registryInputs, registryXxh64: hashHex(registryXxh64), registrySize: registryBytes.byteLength };
       // The marker this cook read says the same and is still there (no write into Saved/Cooked
       // removed it): nothing to write, and a no-op does no fsync for it.
       const sameMarker = swept !== undefined && swept.outputs === marker.outputs && swept.registryInputs === marker.registryInputs && swept.registryXxh64 === marker.registryXxh64 && swept.registrySize === marker.registrySize;

@@ -90,7 +90,10 @@ export class IncrementalCook {
     const { config, lastPlan } = this.cooker;
     this.devPak.setBase((lastPlan?.chunks ?? []).map((c) => path.join(config.paksDir, `${c}.pak`)));
     this.shipped = this.shippedOf(this.cooker.lastPlan ? [...this.cooker.lastPlan.packages, ...this.cooker.lastPlan.textAssets] : this.planned());
-    this.registryHash = hashHex(xxh64(this.registryBytes(this.shipped)));
+    // The full cook's registry is this plan's when all of it shipped: hashed, not encoded again
+    // (at a million assets an encode of ~550k records, seconds and ~100 MB, on the daemon's start).
+    const made = this.cooker.lastRegistry;
+    this.registryHash = hashHex(made && made.plan === this.cooker.lastPlan ? made.xxh64 : xxh64(this.registryBytes(this.shipped)));
     this.materialPackages = this.readMaterialPackages();
     // The full cook wrote every permutation into Saved/Cooked/ShaderCache.bin.
     try {
