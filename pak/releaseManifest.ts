@@ -13,7 +13,7 @@ import fsp from 'node:fs/promises';
 import { printParseErrorCode, visit } from 'jsonc-parser';
 import path from 'node:path';
 import { errors } from '../src/errors.js';
-import { writeFileAtomic } from '../src/util/atomicWrite.js';
+import { withAtomicFile, writeFileAtomic } from '../src/util/atomicWrite.js';
 import { hashHex, initHash, xxh64 } from '../src/util/hash.js';
 import { PakReader } from './PakReader.js';
 import { comparePathBytes, mountedPath, priorityOrder, validateMountPoint, virtualPathProblem } from './pakFormat.js';
@@ -68,14 +68,17 @@ export interface ReleaseManifest {
 
 /** The manifest record of an opened pak. `fileName` defaults to the pak's base name. */
 export function describePak(pak: PakReader, fileName = path.basename(pak.file)): ReleasePak {
-  return {
-    file: fileName,
-    priority: pak.toc.priority,
-    mountPoint: pak.toc.mountPoint,
-    tocHash: hashHex(pak.tocHash),
-    flags: pak.header.flags,
-    entries: pak.entries.map((e) => ({ path: e.path, rawSize: e.rawSize, xxh64: hashHex(e.xxh64), method: e.method })),
-  };
+  const { entries, ...head } = describePakHead(pak, fileName);
+  return { ...head, entries: entries.map(releaseEntry) };
+}
+
+/** describePak with the pak's TOC entries as they are. */
+function describePakHead(pak: PakReader, fileName: string): Omit<ReleasePak, 'entries'> & { entries: PakReader['entries'] } {
+  return { file: fileName, priority: pak.toc.priority, mountPoint: pak.toc.mountPoint, tocHash: hashHex(pak.tocHash), flags: pak.header.flags, entries: pak.entries };
+}
+
+function releaseEntry(e: PakReader['entries'][number]): ReleaseEntry {
+  return { path: e.path, rawSize: e.rawSize, xxh64: hashHex(e.xxh64), method: e.method };
 }
 
 /** Open a pak just long enough to describe it. */
@@ -117,36 +120,95 @@ export async function writeReleaseManifest(
  * it was 84 MB on disk). Parses to exactly the same value as JSON.stringify of `m`.
  */
 function manifestJson(m: ReleaseManifest & { format: string; version: number }): Buffer[] {
-  const out: Buffer[] = [];
   const { paks, ...rest } = m;
-  const head = JSON.stringify(rest);
-  out.push(Buffer.from(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"paks":[`, 'utf8'));
+  const out: Buffer[] = [manifestHeadJson(rest)];
   paks.forEach((p, i) => {
     const { entries, ...pakRest } = p;
-    const ph = JSON.stringify(pakRest);
-    out.push(Buffer.from(`${i ? ',' : ''}${ph.slice(0, -1)},"entries":[`, 'utf8'));
-    for (let at = 0; at < entries.length; at += 4096) {
-      const part = JSON.stringify(entries.slice(at, at + 4096));
-      out.push(Buffer.from(`${at ? ',' : ''}${part.slice(1, -1)}`, 'utf8'));
-    }
-    out.push(Buffer.from(']}', 'utf8'));
+    out.push(pakHeadJson(pakRest, i));
+    for (let at = 0; at < entries.length; at += ENTRIES_PER_PART) out.push(entriesJson(entries.slice(at, at + ENTRIES_PER_PART), at));
+    out.push(PAK_END);
   });
-  out.push(Buffer.from(']}\n', 'utf8'));
+  out.push(MANIFEST_END);
   return out;
+}
+
+/** Entries per piece of the manifest's JSON. */
+const ENTRIES_PER_PART = 4096;
+const PAK_END = Buffer.from(']}', 'utf8');
+const MANIFEST_END = Buffer.from(']}\n', 'utf8');
+
+/** The manifest's fields but its paks, and the opening of its pak list. */
+function manifestHeadJson(rest: object): Buffer {
+  const head = JSON.stringify(rest);
+  return Buffer.from(`${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"paks":[`, 'utf8');
+}
+
+/** Pak `i`'s fields but its entries, and the opening of its entry list. */
+function pakHeadJson(pak: Omit<ReleasePak, 'entries'>, i: number): Buffer {
+  const ph = JSON.stringify(pak);
+  return Buffer.from(`${i ? ',' : ''}${ph.slice(0, -1)},"entries":[`, 'utf8');
+}
+
+/** Entries of a pak's list from index `at` on. */
+function entriesJson(entries: readonly ReleaseEntry[], at: number): Buffer {
+  const part = JSON.stringify(entries);
+  return Buffer.from(`${at ? ',' : ''}${part.slice(1, -1)}`, 'utf8');
 }
 
 /**
  * What `cook --release NAME` calls after writing the paks into `dir`: describe each pak (its TOC
  * is read back, so the manifest matches the bytes on disk) and write the manifest and registry.
+ * The manifest is written as each pak is read, a few thousand entries at a time: at a million
+ * entries, describing every pak first (an object and a hex string per entry) and then the whole
+ * JSON in memory stood ~0.1 GB on top of a cold cook's peak, which is here. Checked as
+ * writeReleaseManifest checks it, before the file takes the place of release.json.
  */
 export async function writeRelease(dir: string, release: { name: string; pakFiles: readonly string[]; registry?: Uint8Array; shaderCache?: Uint8Array }): Promise<string> {
-  const paks: ReleasePak[] = [];
-  for (const f of release.pakFiles) {
+  const files = release.pakFiles.map((f) => {
     const full = path.resolve(dir, f);
     if (path.dirname(full) !== path.resolve(dir)) throw errors.usage(`release pak ${f} must be inside ${dir}`);
-    paks.push(await describePakFile(full));
+    return full;
+  });
+  const target = path.join(dir, RELEASE_MANIFEST);
+  // The key order of writeReleaseManifest's: format, version, name, (paks), shaderCache, registry.
+  const rest: Omit<ReleaseManifest, 'paks'> & { format: string; version: number } = { format: FORMAT_TAG, version: FORMAT_VERSION, name: release.name };
+  if (release.shaderCache !== undefined) {
+    await initHash();
+    rest.shaderCache = { rawSize: release.shaderCache.byteLength, xxh64: hashHex(xxh64(release.shaderCache)) };
   }
-  return writeReleaseManifest(dir, { name: release.name, paks, registry: release.registry, shaderCache: release.shaderCache });
+  if (release.registry !== undefined) {
+    await writeFileAtomic(path.join(dir, RELEASE_REGISTRY), release.registry);
+    rest.registry = RELEASE_REGISTRY;
+  }
+  await withAtomicFile(target, async (fh) => {
+    await fh.write(manifestHeadJson(rest));
+    const paks: Array<Omit<ReleasePak, 'entries'> & { entries: StreamedEntries }> = [];
+    for (const [i, full] of files.entries()) {
+      const pak = await PakReader.open(full);
+      try {
+        const { entries, ...head } = describePakHead(pak, path.basename(full));
+        const checked = new StreamedEntries();
+        paks.push({ ...head, entries: checked });
+        await fh.write(pakHeadJson(head, i));
+        for (let at = 0; at < entries.length; at += ENTRIES_PER_PART) {
+          const part = entries.slice(at, at + ENTRIES_PER_PART).map(releaseEntry);
+          for (const [j, e] of part.entries()) {
+            const r = checkEntry(e, () => `paks[${i}].entries[${at + j}]`, checked.prev);
+            if (Array.isArray(r)) checked.bad ??= r;
+            else checked.prev = r.path;
+          }
+          checked.count += part.length;
+          await fh.write(entriesJson(part, at));
+        }
+        await fh.write(PAK_END);
+      } finally {
+        await pak.close();
+      }
+    }
+    await fh.write(MANIFEST_END);
+    validateManifest({ ...rest, paks }, target);
+  });
+  return target;
 }
 
 /** Read and validate a release manifest; a folder means `<folder>/release.json`. */

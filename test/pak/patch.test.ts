@@ -107,6 +107,32 @@ describe('patch paks end to end', () => {
     expect(again).toMatchObject({ added: [], changed: [], removed: [], unchanged: 6, priority: 2 });
   });
 
+  it('writes release.json as the paks are read: the bytes of the manifest described whole, and a pak it cannot accept leaves none', async () => {
+    const rel = path.join(dir, 'Release', 'big');
+    await fsp.mkdir(rel, { recursive: true });
+    const src = path.join(dir, 'one.bin');
+    await fsp.writeFile(src, 'x');
+    // More entries than one piece of the JSON holds (4096), in two paks.
+    const many = Array.from({ length: 9000 }, (_, i) => ({ path: `/Game/F${String(i).padStart(5, '0')}.lasset`, kind: 'file' as const, file: src }));
+    await writePak(path.join(rel, 'Main.pak'), many.slice(0, 5000));
+    await writePak(path.join(rel, 'Chunk1.pak'), many.slice(5000), { priority: 1 });
+    const registry = Buffer.from('registry bytes');
+    const shaderCache = Buffer.from('shader cache bytes');
+    const streamed = await writeRelease(rel, { name: 'big', pakFiles: ['Main.pak', 'Chunk1.pak'], registry, shaderCache });
+    const streamedBytes = await fsp.readFile(streamed);
+    const whole = path.join(dir, 'Release', 'whole');
+    await fsp.mkdir(whole, { recursive: true });
+    const paks = [await describePakFile(path.join(rel, 'Main.pak')), await describePakFile(path.join(rel, 'Chunk1.pak'))];
+    await writeReleaseManifest(whole, { name: 'big', paks, registry, shaderCache });
+    expect(bytesDiff(streamedBytes, await fsp.readFile(path.join(whole, 'release.json')))).toBe('same');
+    expect((await readReleaseManifest(rel)).paks.map((p) => p.entries.length)).toEqual([5000, 4000]);
+
+    // The same pak named twice: refused as writeReleaseManifest refuses it, release.json untouched.
+    expect(await caught(() => writeRelease(rel, { name: 'big', pakFiles: ['Main.pak', 'Main.pak'] }))).toMatchObject({ code: 'PATCH_BASE_INVALID' });
+    expect((await fsp.readFile(streamed)).equals(streamedBytes)).toBe(true);
+    expect((await fsp.readdir(rel)).filter((n) => n.includes('.lctmp-'))).toEqual([]);
+  });
+
   it('rejects a bad base manifest naming the key', async () => {
     await fsp.mkdir(path.join(dir, 'r'));
     expect(await caught(() => readReleaseManifest(path.join(dir, 'r')))).toMatchObject({ code: 'PATCH_BASE_INVALID' });
