@@ -101,17 +101,22 @@ export async function writeReleaseManifest(
 ): Promise<string> {
   const target = path.join(dir, RELEASE_MANIFEST);
   const manifest: ReleaseManifest = { name: release.name, paks: release.paks.map((p) => ({ ...p })) };
-  if (release.shaderCache !== undefined) {
-    await initHash();
-    manifest.shaderCache = { rawSize: release.shaderCache.byteLength, xxh64: hashHex(xxh64(release.shaderCache)) };
-  }
-  if (release.registry !== undefined) {
-    await writeFileAtomic(path.join(dir, RELEASE_REGISTRY), release.registry);
-    manifest.registry = RELEASE_REGISTRY;
-  }
+  await addShadersAndRegistry(dir, release, manifest);
   validateManifest({ format: FORMAT_TAG, version: FORMAT_VERSION, ...manifest }, target);
   await writeFileAtomic(target, manifestJson({ format: FORMAT_TAG, version: FORMAT_VERSION, ...manifest }));
   return target;
+}
+
+/** The whole shader cache's identity into `m`, and the registry's copy written beside the manifest and named in it. */
+async function addShadersAndRegistry(dir: string, release: { registry?: Uint8Array; shaderCache?: Uint8Array }, m: Pick<ReleaseManifest, 'shaderCache' | 'registry'>): Promise<void> {
+  if (release.shaderCache !== undefined) {
+    await initHash();
+    m.shaderCache = { rawSize: release.shaderCache.byteLength, xxh64: hashHex(xxh64(release.shaderCache)) };
+  }
+  if (release.registry !== undefined) {
+    await writeFileAtomic(path.join(dir, RELEASE_REGISTRY), release.registry);
+    m.registry = RELEASE_REGISTRY;
+  }
 }
 
 /**
@@ -172,14 +177,7 @@ export async function writeRelease(dir: string, release: { name: string; pakFile
   const target = path.join(dir, RELEASE_MANIFEST);
   // The key order of writeReleaseManifest's: format, version, name, (paks), shaderCache, registry.
   const rest: Omit<ReleaseManifest, 'paks'> & { format: string; version: number } = { format: FORMAT_TAG, version: FORMAT_VERSION, name: release.name };
-  if (release.shaderCache !== undefined) {
-    await initHash();
-    rest.shaderCache = { rawSize: release.shaderCache.byteLength, xxh64: hashHex(xxh64(release.shaderCache)) };
-  }
-  if (release.registry !== undefined) {
-    await writeFileAtomic(path.join(dir, RELEASE_REGISTRY), release.registry);
-    rest.registry = RELEASE_REGISTRY;
-  }
+  await addShadersAndRegistry(dir, release, rest);
   await withAtomicFile(target, async (fh) => {
     await fh.write(manifestHeadJson(rest));
     const paks: Array<Omit<ReleasePak, 'entries'> & { entries: StreamedEntries }> = [];
