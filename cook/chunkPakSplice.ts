@@ -19,7 +19,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { commitStaged, discardStaged, stageAtomicFile, tempPathFor } from '../src/util/atomicWrite.js';
+import { commitStaged, discardStaged, stageAtomicFile, tempPathFor, writeFully } from '../src/util/atomicWrite.js';
 import { newCheckedFile, openCheckedFile, sealCheckedFile } from '../src/util/checkedFile.js';
 import { createXxh64, hashHex, hex8, xxh64 } from '../src/util/hash.js';
 import type { PakEntry } from '../pak/pakFormat.js';
@@ -208,9 +208,7 @@ export async function spliceChunkPak(input: ChunkSpliceInput): Promise<ChunkSpli
     pieces.push(oldListing.subarray(copied));
     // The pak and its listing committed together: both fsynced at once, renamed (the pak first), the folder fsynced once.
     const listing = await stageAtomicFile(input.contents, async (fh) => {
-      for (const p of pieces) {
-        for (let done = 0; done < p.byteLength; ) done += (await fh.write(p, done, p.byteLength - done)).bytesWritten;
-      }
+      for (const p of pieces) await writeFully(fh, p);
     });
     await commitStaged([res.staged, listing.staged]);
   } catch (e) {

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { errors, isLuminaError } from '../src/errors.js';
-import { withAtomicFile } from '../src/util/atomicWrite.js';
+import { withAtomicFile, writeFully } from '../src/util/atomicWrite.js';
 import { MountedPaks, type MountOptions } from './MountedPaks.js';
 
 export interface ExtractResult {
@@ -107,11 +107,7 @@ async function extractOne(m: MountedPaks, p: string, target: string): Promise<nu
   return withAtomicFile(target, async (fh) => {
     let n = 0;
     for await (const chunk of m.chunks(p)) {
-      let done = 0;
-      while (done < chunk.byteLength) {
-        const { bytesWritten } = await fh.write(chunk, done, chunk.byteLength - done);
-        done += bytesWritten;
-      }
+      await writeFully(fh, chunk);
       n += chunk.byteLength;
     }
     return n;

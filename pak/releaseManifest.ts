@@ -13,7 +13,7 @@ import fsp from 'node:fs/promises';
 import { printParseErrorCode, visit } from 'jsonc-parser';
 import path from 'node:path';
 import { errors } from '../src/errors.js';
-import { withAtomicFile, writeFileAtomic } from '../src/util/atomicWrite.js';
+import { withAtomicFile, writeFileAtomic, writeFully } from '../src/util/atomicWrite.js';
 import { hashHex, initHash, xxh64 } from '../src/util/hash.js';
 import { PakReader } from './PakReader.js';
 import { comparePathBytes, mountedPath, priorityOrder, validateMountPoint, virtualPathProblem } from './pakFormat.js';
@@ -179,7 +179,7 @@ export async function writeRelease(dir: string, release: { name: string; pakFile
   const rest: Omit<ReleaseManifest, 'paks'> & { format: string; version: number } = { format: FORMAT_TAG, version: FORMAT_VERSION, name: release.name };
   await addShadersAndRegistry(dir, release, rest);
   await withAtomicFile(target, async (fh) => {
-    await fh.write(manifestHeadJson(rest));
+    await writeFully(fh, manifestHeadJson(rest));
     const paks: Array<Omit<ReleasePak, 'entries'> & { entries: StreamedEntries }> = [];
     for (const [i, full] of files.entries()) {
       const pak = await PakReader.open(full);
@@ -187,7 +187,7 @@ export async function writeRelease(dir: string, release: { name: string; pakFile
         const { entries, ...head } = describePakHead(pak, path.basename(full));
         const checked = new StreamedEntries();
         paks.push({ ...head, entries: checked });
-        await fh.write(pakHeadJson(head, i));
+        await writeFully(fh, pakHeadJson(head, i));
         for (let at = 0; at < entries.length; at += ENTRIES_PER_PART) {
           const part = entries.slice(at, at + ENTRIES_PER_PART).map(releaseEntry);
           for (const [j, e] of part.entries()) {
@@ -196,14 +196,14 @@ export async function writeRelease(dir: string, release: { name: string; pakFile
             else checked.prev = r.path;
           }
           checked.count += part.length;
-          await fh.write(entriesJson(part, at));
+          await writeFully(fh, entriesJson(part, at));
         }
-        await fh.write(PAK_END);
+        await writeFully(fh, PAK_END);
       } finally {
         await pak.close();
       }
     }
-    await fh.write(MANIFEST_END);
+    await writeFully(fh, MANIFEST_END);
     validateManifest({ ...rest, paks }, target);
   });
   return target;

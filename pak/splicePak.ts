@@ -17,7 +17,7 @@
  * fsyncs at once, one fsync of the folder) or discards, and comes with its own seal.
  */
 import fs from 'node:fs';
-import { stageAtomicFile, type StagedFile } from '../src/util/atomicWrite.js';
+import { stageAtomicFile, writeFully, type StagedFile } from '../src/util/atomicWrite.js';
 import { createXxh64, xxh64 } from '../src/util/hash.js';
 import { BLOCK_SIZE, compressBlocks, totalLength, type CompressOptions } from '../src/format/deflateBlocks.js';
 import { PAK_FOOTER_SIZE, PAK_HEADER_SIZE, PAK_MAGIC, PAK_VERSION, encodeFooter, encodeHeader, encodeToc, type PakEntry } from './pakFormat.js';
@@ -261,7 +261,7 @@ export async function splicePak(out: string, previous: string, seal: PakSeal, so
       let pos = 0;
       const put = async (b: Uint8Array, hashed = true) => {
         if (hashed) newHash.update(b);
-        for (let done = 0; done < b.byteLength; ) done += (await fh.write(b, done, b.byteLength - done, pos + done)).bytesWritten;
+        await writeFully(fh, b, pos);
         pos += b.byteLength;
       };
       await put(encodeHeader({ entryCount: count, flags: 0, tocOffset: newTocOffset, tocSize: newToc.byteLength }), false);

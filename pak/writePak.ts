@@ -28,7 +28,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { errors } from '../src/errors.js';
-import { withAtomicFile } from '../src/util/atomicWrite.js';
+import { withAtomicFile, writeFully } from '../src/util/atomicWrite.js';
 import { newCheckedFile, openCheckedFile, sealCheckedFile } from '../src/util/checkedFile.js';
 import { createXxh64, hashHex, initHash, xxh64 } from '../src/util/hash.js';
 import { COOKED_FIXED_HEADER, COOKED_MAGIC, COOKED_VERSION, parseCookedHeader, readCookedHeader, type CookedHeader } from '../src/format/cookedPackage.js';
@@ -231,11 +231,7 @@ class PositionalOut {
   }
 
   private async writeAt(b: Uint8Array, at: number): Promise<void> {
-    let done = 0;
-    while (done < b.byteLength) {
-      const { bytesWritten } = await this.fh.write(b, done, b.byteLength - done, at + done);
-      done += bytesWritten;
-    }
+    await writeFully(this.fh, b, at);
   }
 
   /**

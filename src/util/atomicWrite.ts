@@ -32,15 +32,18 @@ async function fsyncDir(dir: string): Promise<void> {
 /** Write `data` (one buffer or several, written in order) to `target` atomically. */
 export async function writeFileAtomic(target: string, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
   await withAtomicFile(target, async (fh) => {
-    const parts = data instanceof Uint8Array ? [data] : data;
-    for (const part of parts) {
-      let written = 0;
-      while (written < part.byteLength) {
-        const { bytesWritten } = await fh.write(part, written, part.byteLength - written);
-        written += bytesWritten;
-      }
-    }
+    for (const part of data instanceof Uint8Array ? [data] : data) await writeFully(fh, part);
   });
+}
+
+/**
+ * Write all of `b` to `fh`, at `position` or else at the file's current offset: a write may take
+ * fewer bytes than it was given, and the rest goes in further writes.
+ */
+export async function writeFully(fh: fsp.FileHandle, b: Uint8Array, position?: number): Promise<void> {
+  for (let done = 0; done < b.byteLength; ) {
+    done += (await fh.write(b, done, b.byteLength - done, position === undefined ? null : position + done)).bytesWritten;
+  }
 }
 
 /**
