@@ -673,14 +673,14 @@ export class Cooker {
    * Every shader permutation the given shipped packages' materials ask for (plus shaders.global),
    * compiled or taken from the shader cache: one ShaderCache.bin per chunk and one of everything.
    * Re-scans the Shaders/ folders first (a stat per file). Shader problems are errors in `problems`.
+   * `prune` (default true) and `packagesIdentity` are cookShaders' (cook/shaders/cookShaders.ts);
+   * `shard` makes this machine compile only its share of the permutations.
    */
   async cookShaders(
     packages: ReadonlyArray<{ record: AssetRecord; chunk: string }>,
     chunks: readonly string[],
     problems?: CookProblem[],
-    prune = true,
-    shard?: ShardSpec,
-    packagesIdentity?: string,
+    { prune = true, shard, packagesIdentity }: { prune?: boolean; shard?: ShardSpec; packagesIdentity?: string } = {},
   ): Promise<ShaderCookResult> {
     const scan = this.shaders.scan();
     for (const p of scan.problems) this.report(p, 'warning', problems);
@@ -1035,7 +1035,7 @@ export class Cooker {
       summary.assetReports = assetReports();
       // The shard's share of the permutations every planned material asks for (the assembly asks
       // for those of what ships, a subset when a package fails there).
-      const shaderRes = await this.cookShaders(plan.packages, plan.chunks, problems, false, opts.shard);
+      const shaderRes = await this.cookShaders(plan.packages, plan.chunks, problems, { prune: false, shard: opts.shard });
       summary.shaders = shaderSummary(shaderRes);
       if (this.store instanceof RemoteCookCache) summary.remoteCache = this.store.stats();
       summary.ok = !problems.some((p) => p.severity === 'error');
@@ -1046,17 +1046,16 @@ export class Cooker {
 
     // ---- shaders: every permutation the shipped materials need ----
     const shipped = all.filter((a, i) => (held ? held.hasOutputAt(i) : results.get(a.record.guid)?.output !== undefined));
-    // Everything planned ships: the shipped packages are the plan's, which its key names exactly
-    // (the registry's content, the config, the planning code), records, order and chunks. The
-    // shader cook then takes the last cook's result when nothing else it reads changed.
-    const packagesIdentity = !split && shipped.length === all.length ? plan.key : undefined;
+    // Everything planned ships (this machine's whole plan, every asset cooked or cached).
+    const wholePlanShips = !split && shipped.length === all.length;
+    // Then the shipped packages are the plan's, which its key names exactly (the registry's
+    // content, the config, the planning code), records, order and chunks: the shader cook takes
+    // the last cook's result when nothing else it reads changed.
     const shaderRes = await this.cookShaders(
       shipped.filter((a) => a.record.kind === 'package'),
       plan.chunks,
       problems,
-      true,
-      undefined,
-      packagesIdentity,
+      { packagesIdentity: wholePlanShips ? plan.key : undefined },
     );
     summary.shaders = shaderSummary(shaderRes);
     // What the early compiles made for what ships counts as compiled by this cook, not cached.
@@ -1075,7 +1074,7 @@ export class Cooker {
       const outputsStart = performance.now();
       const shippedRecords = shipped.map((a) => a.record);
       // Everything planned ships (a no-op): the plan's own fingerprints, the same list in the same order.
-      const fingerprints = !split && plan.fingerprints && shipped.length === all.length ? plan.fingerprints : shippedFingerprints(shippedRecords);
+      const fingerprints = wholePlanShips && plan.fingerprints ? plan.fingerprints : shippedFingerprints(shippedRecords);
       // This cook changed nothing under Saved/Cooked: every asset from the cache, the same outputs as the last sweep left.
       const sameAsSwept = swept?.outputs === fingerprints.outputs && summary.cached === all.length;
       const registryFile = path.join(config.cookedDir, REGISTRY_ENTRY);
@@ -1118,11 +1117,11 @@ export class Cooker {
       // The walk finds nothing when the folder was clean before this cook and the same outputs ship,
       // nor when it was empty and every planned asset ships: each file this cook wrote (temp + rename,
       // a failed write removes its temp) is the output of one of them, at its usual path.
-      if (swept?.outputs !== fingerprints.outputs && !(startedEmpty && !split && shipped.length === all.length)) {
+      if (swept?.outputs !== fingerprints.outputs && !(startedEmpty && wholePlanShips)) {
         await removeStale(config.cookedDir, new Set([registryFile, shaderFile, ...shipped.map((a) => cookedPathFor(config.cookedDir, a.record))]), log);
       }
       const registryXxh64 = xxh64(registryBytes);
-      if (!split && shipped.length === all.length && cookPlan) this.lastRegistry = { plan: cookPlan, xxh64: registryXxh64 };
+      if (wholePlanShips && cookPlan) this.lastRegistry = { plan: cookPlan, xxh64: registryXxh64 };
       const marker = { outputs: fingerprints.outputs, registryInputs: fingerprints.registryInputs, registryXxh64: hashHex(registryXxh64), registrySize: registryBytes.byteLength };
       // The marker this cook read says the same and is still there (no write into Saved/Cooked
       // removed it): nothing to write, and a no-op does no fsync for it.

@@ -239,7 +239,7 @@ export class IncrementalCook {
         const record = registry.get(sh.guid);
         if (record?.kind === 'package') packages.push({ record, chunk: MAIN_CHUNK });
       }
-      const res = await this.cooker.cookShaders(packages, [MAIN_CHUNK], problems, false);
+      const res = await this.cooker.cookShaders(packages, [MAIN_CHUNK], problems, { prune: false });
       const h = hashHex(xxh64(res.allBytes));
       if (res.ok && h !== this.shaderHash) {
         this.devPak.put(`/${SHADER_CACHE_ENTRY}`, { kind: 'bytes', data: res.allBytes });
