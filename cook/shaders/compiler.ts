@@ -30,6 +30,7 @@ import { SPIRV_MAGIC, type ShaderStage } from '../../src/format/shaderCache.js';
 import type { ShaderLanguage } from '../../src/registry/shaderSources.js';
 import { writeFileAtomicSync } from '../../src/util/atomicWrite.js';
 import { describeChildFailure, runChild, type ChildRun } from '../../src/util/runChild.js';
+import { makeProcessTempDir, removeProcessTempDir } from '../../src/util/processTempDir.js';
 
 export interface ShaderCompiler {
   /** `glslang` or `slang`. */
@@ -226,16 +227,15 @@ let tempDir: string | undefined;
 let tempSeq = 0;
 
 function outPath(): string {
-  tempDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'lumina-shaders-'));
-  return path.join(tempDir, `${process.pid}-${++tempSeq}.spv`);
+  tempDir ??= makeProcessTempDir(os.tmpdir(), 'lumina-shaders-');
+  return path.join(tempDir, `${++tempSeq}.spv`);
 }
 
 /** Remove this process's compile folder (outputs are deleted as they are read; this drops the folder). */
 export function cleanupCompilerTemp(): void {
-  if (tempDir) fs.rmSync(tempDir, { recursive: true, force: true });
+  if (tempDir) removeProcessTempDir(tempDir);
   tempDir = undefined;
 }
-process.once('exit', cleanupCompilerTemp);
 
 /** Compile one permutation, then validate it. Never throws for what the source or the tools did. */
 export async function compileShader(compiler: ShaderCompiler, job: CompileJob): Promise<CompileOutcome> {

@@ -31,7 +31,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { errors } from '../../src/errors.js';
-import { pidAlive } from '../../src/util/pidAlive.js';
+import { makeProcessTempDir } from '../../src/util/processTempDir.js';
 import { childSlots, describeChildFailure, runChild, type ChildRun } from '../../src/util/runChild.js';
 import type { Semaphore } from '../../src/util/semaphore.js';
 import { basisuArgs, basisuEnv, type BasisuSettings, type Ktx2Encoding } from './basisu.js';
@@ -293,9 +293,7 @@ export class BasisuBatcher {
 
   private workDir(renew = false): string {
     if (this.dir === undefined || renew) {
-      this.dir = fs.mkdtempSync(path.join(encoderTempRoot(), `${TEMP_PREFIX}${process.pid}-`));
-      workDirs.add(this.dir);
-      hookExit();
+      this.dir = makeProcessTempDir(encoderTempRoot(), TEMP_PREFIX);
     }
     return this.dir;
   }
@@ -522,23 +520,11 @@ export class BasisuBatcher {
 
 const TEMP_PREFIX = 'lumina-basisu-';
 let tempRoot: string | undefined;
-/** Work folders of this process, removed when it exits (a kill -9 leaves them to the next sweep). */
-const workDirs = new Set<string>();
-let exitHooked = false;
-
-function hookExit(): void {
-  if (exitHooked) return;
-  exitHooked = true;
-  process.on('exit', () => {
-    for (const d of workDirs) fs.rmSync(d, { recursive: true, force: true });
-  });
-}
-
 /**
  * Where encoder inputs and outputs go: /dev/shm (tmpfs) when there is one, since creating a file
  * there costs a twentieth of what it costs on ext4 (1,500 small TGAs: 36 ms against 612 ms of
- * CPU here), else the OS temp folder. Folders of processes that are gone (a kill -9) are swept
- * the first time, so they cannot pile up in memory.
+ * CPU here), else the OS temp folder. makeProcessTempDir sweeps the folders of processes that are
+ * gone (a kill -9), so they cannot pile up in memory.
  */
 function encoderTempRoot(): string {
   if (tempRoot !== undefined) return tempRoot;
@@ -550,14 +536,6 @@ function encoderTempRoot(): string {
     } catch {
       // no tmpfs here
     }
-  }
-  try {
-    for (const name of fs.readdirSync(tempRoot)) {
-      const pid = name.startsWith(TEMP_PREFIX) ? Number(name.slice(TEMP_PREFIX.length).split('-')[0]) : NaN;
-      if (Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) fs.rmSync(path.join(tempRoot, name), { recursive: true, force: true });
-    }
-  } catch {
-    // a sweep that fails costs only space
   }
   return tempRoot;
 }
