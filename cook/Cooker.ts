@@ -69,7 +69,7 @@ import { RemoteCookCache, type RemoteCacheSettings, type RemoteCacheStats } from
 import { RemoteShaderCache } from './remote/RemoteShaderCache.js';
 import { COST_TABLE_FILE, encodeCostTable, patchCostTable, shardCostTable, splitForShard, type ShardSplit } from './remote/costTable.js';
 import { selectShare, type ShardSpec } from './remote/shardPlan.js';
-import { cookShaders, type ShaderCookResult } from './shaders/cookShaders.js';
+import { cookShaders, type ShaderCookOptions, type ShaderCookResult } from './shaders/cookShaders.js';
 import { knownEntry, MATERIAL_CLASS, type MaterialsMemo, type PackageMaterials } from './shaders/materials.js';
 import { ShaderRegistry } from '../src/registry/ShaderRegistry.js';
 import { decodeShaderCache, describePermutation, SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
@@ -463,10 +463,10 @@ export class Cooker {
    * the registry's content, the config and the planning code are the ones it was made from
    * (cook/planStore.ts), else planned here and stored for the next cook.
    */
-  private planForCook(): FullPlan & Pick<PlanFacts, 'clashes' | 'fingerprints'> & { carriedFrom?: { registryInputs: string }; key?: string } {
+  private planForCook(): FullPlan & Pick<PlanFacts, 'clashes' | 'fingerprints'> & { carriedFrom?: CarriedFrom; key?: string } {
     const registry = this.registry;
     const key = planKey(this.config, registry.contentIdentity);
-    let stored: (PlanFacts & { carriedFrom?: { registryInputs: string } }) | undefined = key === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, key, registry);
+    let stored: (PlanFacts & { carriedFrom?: CarriedFrom }) | undefined = key === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, key, registry);
     this.lastPlanFrom = 'stored';
     const changes = registry.lastScanChanges;
     if (!stored && key !== undefined && changes !== undefined && changes.from !== registry.contentIdentity) {
@@ -482,7 +482,9 @@ export class Cooker {
         const fp = old ? { outputs: old.outputs, registryInputs: carriedInputs(plan, changes, old.registryInputs) } : planFingerprints(plan);
         // What the registry's inputs were before the edits: AssetRegistry.bin is a function of
         // planning facts only, so the one made for them is this content's too (fullCook's outputs).
-        stored = { ...plan, fingerprints: fp, ...(old ? { carriedFrom: { registryInputs: old.registryInputs } } : {}) };
+        // The last cook's plan key and what changed since: its shader result may be this one's (fullCook).
+        const changed = changes.files.map((f) => ({ before: f.before!, after: f.after! }));
+        stored = { ...plan, fingerprints: fp, ...(old ? { carriedFrom: { registryInputs: old.registryInputs, planKey: carried!, changed } } : {}) };
         // Not the plan again: a carry naming the plan file's own key (planStore.ts).
         storePlanCarry(this.config.intermediatesDir, { from: found.storedKey, to: key, fingerprints: [fp.outputs, fp.registryInputs] });
         this.lastPlanFrom = 'carried';
@@ -680,7 +682,7 @@ export class Cooker {
     packages: ReadonlyArray<{ record: AssetRecord; chunk: string }>,
     chunks: readonly string[],
     problems?: CookProblem[],
-    { prune = true, shard, packagesIdentity }: { prune?: boolean; shard?: ShardSpec; packagesIdentity?: string } = {},
+    { prune = true, shard, packagesIdentity, carried }: { prune?: boolean; shard?: ShardSpec; packagesIdentity?: string; carried?: ShaderCookOptions['carried'] } = {},
   ): Promise<ShaderCookResult> {
     const scan = this.shaders.scan();
     for (const p of scan.problems) this.report(p, 'warning', problems);
@@ -704,6 +706,7 @@ export class Cooker {
         knownMaterials: this.materialsSeen,
         materials: this.materialsMemo,
         packagesIdentity,
+        carried,
       });
     } finally {
       this.storeProblems = before;
@@ -1055,7 +1058,11 @@ export class Cooker {
       shipped.filter((a) => a.record.kind === 'package'),
       plan.chunks,
       problems,
-      { packagesIdentity: wholePlanShips ? plan.key : undefined },
+      {
+        packagesIdentity: wholePlanShips ? plan.key : undefined,
+        // A plan carried over edits: the same packages ship, only the changed ones' content is new.
+        carried: wholePlanShips && plan.carriedFrom ? { packagesIdentity: plan.carriedFrom.planKey, changed: plan.carriedFrom.changed } : undefined,
+      },
     );
     summary.shaders = shaderSummary(shaderRes);
     // What the early compiles made for what ships counts as compiled by this cook, not cached.
@@ -1323,6 +1330,13 @@ function tally(s: CookSummary, r: AssetCookResult): void {
 }
 
 /** Where a full cook keeps each asset's result until its paks and reports are written. */
+/** A plan carried over edits that kept every planning fact (planForCook): the last cook's plan key and registry inputs, and the records changed since. */
+interface CarriedFrom {
+  registryInputs: string;
+  planKey: string;
+  changed: ReadonlyArray<{ before: AssetRecord; after: AssetRecord }>;
+}
+
 interface ResultStore {
   get(guid: string): AssetCookResult | undefined;
   set(guid: string, r: AssetCookResult): unknown;

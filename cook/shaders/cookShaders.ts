@@ -34,8 +34,8 @@ import type { AssetRecord } from '../../src/registry/types.js';
 import { hashHex, hashString, initHash, xxh64 } from '../../src/util/hash.js';
 import { canonicalJson } from '../cookCache.js';
 import { checkDefine, compileShader, detectCompiler, SHADER_TOOLS_FILE, type ShaderCompiler } from './compiler.js';
-import { MATERIALS_CACHE_FILE, scanMaterials, type KnownMaterials, type MaterialsMemo } from './materials.js';
-import { readShaderCookMemo, shaderCookInputs, shaderCookMemoKey, writeShaderCookMemo } from './shaderCookMemo.js';
+import { MATERIALS_CACHE_FILE, materialsTable, scanMaterials, type KnownMaterials, type MaterialsMemo } from './materials.js';
+import { readShaderCookMemo, shaderCookInputs, shaderCookMemoKey, writeShaderCookMemo, type ShaderCookMemo } from './shaderCookMemo.js';
 import type { ShaderRemote, ShaderRemoteRequest } from './ShaderRemote.js';
 import { ShaderStore } from './ShaderStore.js';
 
@@ -90,6 +90,14 @@ export interface ShaderCookOptions {
    * and pruning.
    */
   packagesIdentity?: string;
+  /**
+   * With `packagesIdentity`: the same packages, chunks and order as under this older identity
+   * (a plan carried over edits that kept every planning fact), but for the content of `changed`.
+   * When the memo under the older identity is there and no changed package had or has materials
+   * (the table says so of its content before, this cook's parse of its content now), that result
+   * is this one's: taken, and kept under the new identity too. A mesh edit does not scan.
+   */
+  carried?: { packagesIdentity: string; changed: ReadonlyArray<{ before: AssetRecord; after: AssetRecord }> };
 }
 
 export interface ShaderCookResult {
@@ -143,7 +151,19 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
       ? shaderCookInputs({ packagesIdentity: opts.packagesIdentity, chunks: opts.chunks, config, shaders, compiler: found })
       : undefined;
   if (memoInputs !== undefined) {
-    const taken = await takeMemo(config.intermediatesDir, shaderCookMemoKey(memoInputs, tableFile));
+    const key = shaderCookMemoKey(memoInputs, tableFile);
+    let taken = await takeMemo(config.intermediatesDir, key === undefined ? undefined : readShaderCookMemo(config.intermediatesDir, key));
+    if (!taken && key !== undefined && opts.carried) {
+      const before = shaderCookInputs({ packagesIdentity: opts.carried.packagesIdentity, chunks: opts.chunks, config, shaders, compiler: found });
+      const beforeKey = before === undefined ? undefined : shaderCookMemoKey(before, tableFile);
+      const memo = beforeKey === undefined ? undefined : readShaderCookMemo(config.intermediatesDir, beforeKey);
+      const noMaterials = memo && carriedNoMaterials(opts.carried.changed, memo.noMaterials, config.intermediatesDir, opts.knownMaterials, opts.materials);
+      if (memo && noMaterials) {
+        taken = await takeMemo(config.intermediatesDir, memo);
+        // The next cook of this content (a no-op, another edit) finds it under this key.
+        if (taken) writeShaderCookMemo(config.intermediatesDir, key, { ...memo, noMaterials });
+      }
+    }
     if (taken) {
       log.debug({ permutations: taken.permutations }, "shader cook: the last cook's result, nothing it depends on changed");
       if (taken.permutations) log.info({ permutations: taken.permutations, compiled: 0, cached: taken.permutations, fetched: 0, failed: 0, compiler: taken.compiler }, 'shaders cooked');
@@ -360,9 +380,7 @@ export async function cookShaders(opts: ShaderCookOptions): Promise<ShaderCookRe
  * The memo kept under `key` as this cook's result, when the shader cache still holds every entry
  * it used (its counts say cached); the cache is pruned to them as the cook would. Else undefined.
  */
-async function takeMemo(intermediatesDir: string, key: string | undefined): Promise<ShaderCookResult | undefined> {
-  if (key === undefined) return undefined;
-  const memo = readShaderCookMemo(intermediatesDir, key);
+async function takeMemo(intermediatesDir: string, memo: ShaderCookMemo | undefined): Promise<ShaderCookResult | undefined> {
   if (!memo) return undefined;
   const store = new ShaderStore(intermediatesDir);
   const keep = new Set(memo.storeKeys);
@@ -373,6 +391,40 @@ async function takeMemo(intermediatesDir: string, key: string | undefined): Prom
   }
   const n = memo.permutations;
   return { ok: true, compiler: memo.compiler, permutations: n, compiled: 0, cached: n, fetched: 0, failed: 0, materialsRead: 0, chunkBytes: memo.chunkBytes, allBytes: memo.allBytes, compiledList: [] };
+}
+
+/** A carried memo keeps at most this many packages' content known to have no materials beyond the table. */
+const MAX_CARRIED_NO_MATERIALS = 256;
+
+/**
+ * Whether no changed package had materials (or a material error) in its content before (the
+ * materials table's record of that content says none, or the memo carried says so of it) nor has
+ * any in its content now (this cook parsed it: `known` holds its hash alone). Then the memo's
+ * list of such contents with the changed packages' new ones (the table still names their old
+ * content: it is not rewritten for them); else undefined. Anything not known so is a no.
+ */
+function carriedNoMaterials(
+  changed: ReadonlyArray<{ before: AssetRecord; after: AssetRecord }>,
+  carried: Readonly<Record<string, string>> | undefined,
+  intermediatesDir: string,
+  known: KnownMaterials | undefined,
+  memo: MaterialsMemo | undefined,
+): Record<string, string> | undefined {
+  if (!changed.length || !known) return undefined;
+  const table = materialsTable(intermediatesDir, memo);
+  if (!table) return undefined;
+  const out: Record<string, string> = { ...carried };
+  for (const { before, after } of changed) {
+    if (before.kind !== 'package' && after.kind !== 'package') continue;
+    if (before.kind !== 'package' || after.kind !== 'package' || before.guid !== after.guid) return undefined;
+    if (known.get(after.guid) !== after.hash) return undefined;
+    if (out[before.guid] !== before.hash) {
+      const i = table.find(before.guid);
+      if (i < 0 || !table.hashIs(i, before.hash) || !table.blobEmpty(i)) return undefined;
+    }
+    out[after.guid] = after.hash;
+  }
+  return Object.keys(out).length <= MAX_CARRIED_NO_MATERIALS ? out : undefined;
 }
 
 /** "material /Game/M/Rock.Rock" or "materials /Game/A.A, /Game/B.B (and 3 more)" or "shaders.global". */

@@ -361,6 +361,12 @@ function parseBlob(blob: Uint8Array): Pick<PackageMaterials, 'materials' | 'erro
   }
 }
 
+/** The materials table of `intermediatesDir` as it is on disk (binary, checked), or undefined (none, damaged). */
+export function materialsTable(intermediatesDir: string, memo?: MaterialsMemo): MaterialsTable | undefined {
+  const { table, legacy, found } = loadTable(intermediatesDir, memo);
+  return found && !legacy ? table : undefined;
+}
+
 /**
  * The GUIDs of the packages with materials (or a material error) at the last material scan;
  * undefined when there is no table that can be read (missing or damaged: the caller assumes any

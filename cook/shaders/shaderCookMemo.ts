@@ -87,6 +87,11 @@ export interface ShaderCookMemo {
   storeKeys: string[];
   chunkBytes: Map<string, Uint8Array>;
   allBytes: Uint8Array;
+  /**
+   * A memo carried over edits (cookShaders' `carried`): packages (GUID -> content hash) whose
+   * content has no materials though the materials table still names their content before.
+   */
+  noMaterials?: Record<string, string>;
 }
 
 /** The memo kept under `key`, or undefined (none, another key, damaged). */
@@ -101,7 +106,7 @@ export function readShaderCookMemo(intermediatesDir: string, key: string): Shade
   if (!b) return undefined;
   try {
     const jsonEnd = HEADER + b.readUInt32LE(12);
-    const j = JSON.parse(b.toString('utf8', HEADER, jsonEnd)) as { key: string; compiler: string; permutations: number; storeKeys: string[]; chunks: Array<[string, number]>; all: number };
+    const j = JSON.parse(b.toString('utf8', HEADER, jsonEnd)) as { key: string; compiler: string; permutations: number; storeKeys: string[]; chunks: Array<[string, number]>; all: number; noMaterials?: Record<string, string> };
     if (j.key !== key) return undefined;
     let at = jsonEnd;
     const chunkBytes = new Map<string, Uint8Array>();
@@ -111,7 +116,8 @@ export function readShaderCookMemo(intermediatesDir: string, key: string): Shade
     }
     const allBytes = b.subarray(at, at + j.all);
     if (at + j.all !== b.byteLength - 8) return undefined;
-    return { compiler: j.compiler, permutations: j.permutations, storeKeys: j.storeKeys, chunkBytes, allBytes };
+    const noMaterials = j.noMaterials && typeof j.noMaterials === 'object' ? { noMaterials: j.noMaterials } : {};
+    return { compiler: j.compiler, permutations: j.permutations, storeKeys: j.storeKeys, chunkBytes, allBytes, ...noMaterials };
   } catch {
     return undefined;
   }
@@ -121,7 +127,15 @@ export function readShaderCookMemo(intermediatesDir: string, key: string): Shade
 export function writeShaderCookMemo(intermediatesDir: string, key: string, memo: ShaderCookMemo): void {
   const chunks = [...memo.chunkBytes];
   const json = Buffer.from(
-    JSON.stringify({ key, compiler: memo.compiler, permutations: memo.permutations, storeKeys: memo.storeKeys, chunks: chunks.map(([name, b]) => [name, b.byteLength]), all: memo.allBytes.byteLength }),
+    JSON.stringify({
+      key,
+      compiler: memo.compiler,
+      permutations: memo.permutations,
+      storeKeys: memo.storeKeys,
+      chunks: chunks.map(([name, b]) => [name, b.byteLength]),
+      all: memo.allBytes.byteLength,
+      ...(memo.noMaterials ? { noMaterials: memo.noMaterials } : {}),
+    }),
     'utf8',
   );
   let size = HEADER + json.byteLength + memo.allBytes.byteLength;

@@ -156,4 +156,37 @@ describe('the shader cook memo', () => {
     await expectScratchBytes();
     expect((await cook()).taken).toBe(true);
   }, 120_000);
+
+  it('an edit of a package without materials takes the last result, carried over the edit (twice in a row); the package given a material, and back, cooks the shaders anew', async () => {
+    await cook();
+    const base = await cook();
+    expect(base.taken).toBe(true);
+    const n = base.summary.shaders.permutations;
+    const map = path.join(dir, 'Content/Maps/Main.lasset');
+    const table = path.join(dir, 'Intermediates', 'ShaderMaterials.bin');
+    const tableBytes = fs.readFileSync(table);
+    // The same file edited twice: the second edit's content before is known only to the carried memo, not to the table.
+    for (const [x, at] of [[2, 30], [3, 40]]) {
+      fs.writeFileSync(map, buildPackage({ ...MAP, exports: [{ ...MAP.exports[0], properties: [prop.int('X', x)] }] }));
+      later(map, at);
+      const edited = await cook();
+      expect(edited.summary.cooked).toBe(1);
+      expect(edited.taken).toBe(true);
+      expect(edited.summary.shaders).toMatchObject({ permutations: n, compiled: 0, cached: n, failed: 0 });
+      // No scan: the materials table is not written.
+      expect(fs.readFileSync(table).equals(tableBytes)).toBe(true);
+      await expectScratchBytes();
+      expect((await cook()).taken).toBe(true);
+    }
+
+    // The map now holds a material export (its class, its imports: the plan is carried): two more permutations.
+    const withMaterial = { ...MAP, exports: [...MAP.exports, ...material(g(0x105), 'MapMat', '/Game/Shaders/Lit.hlsl', ['MAPMAT=1']).exports] };
+    fs.writeFileSync(map, buildPackage(withMaterial));
+    later(map, 50);
+    await expectEditCooked(n + 2);
+    // And without it again: its content before had materials.
+    fs.writeFileSync(map, buildPackage({ ...MAP, exports: [{ ...MAP.exports[0], properties: [prop.int('X', 4)] }] }));
+    later(map, 60);
+    await expectEditCooked(n);
+  }, 180_000);
 });
