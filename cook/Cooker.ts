@@ -61,7 +61,7 @@ import { carriedRegistryInputs, readSweptMarker, registryFromMarker, registryInp
 import { primaryNameClashes, resolveCookRoots, type ResolvedRoots, type RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
 import { planCook, type CookPlan, type PlannedAsset } from './planCook.js';
-import { carriedPlanKey, planKey, readStoredPlan, readStoredPlanAs, storePlan, storePlanCarry, type PlanFacts } from './planStore.js';
+import { carriedPlanKey, planKey, readStoredPlanAs, storePlan, storePlanCarry, type PlanFacts } from './planStore.js';
 import { openProjectRegistry } from './projectRegistry.js';
 import { DEV_PAK_NAME, writeChunkPaks, type PakOutput } from './writeChunkPaks.js';
 import { ProjectLock } from './projectLock.js';
@@ -463,10 +463,14 @@ export class Cooker {
    * the registry's content, the config and the planning code are the ones it was made from
    * (cook/planStore.ts), else planned here and stored for the next cook.
    */
-  private planForCook(): FullPlan & Pick<PlanFacts, 'clashes' | 'fingerprints'> & { carriedFrom?: CarriedFrom; key?: string } {
+  private planForCook(): FullPlan & Pick<PlanFacts, 'clashes' | 'fingerprints'> & { carriedFrom?: CarriedFrom; key?: string; factsKey?: string } {
     const registry = this.registry;
     const key = planKey(this.config, registry.contentIdentity);
-    let stored: (PlanFacts & { carriedFrom?: CarriedFrom }) | undefined = key === undefined ? undefined : readStoredPlan(this.config.intermediatesDir, key, registry);
+    const direct = key === undefined ? undefined : readStoredPlanAs(this.config.intermediatesDir, key, registry);
+    let stored: (PlanFacts & { carriedFrom?: CarriedFrom }) | undefined = direct?.plan;
+    // The key the plan file was stored under: every record's planning facts are those of its
+    // content (a carry keeps them all), so it names them across edits that keep them (the report).
+    let factsKey = direct?.storedKey;
     this.lastPlanFrom = 'stored';
     const changes = registry.lastScanChanges;
     if (!stored && key !== undefined && changes !== undefined && changes.from !== registry.contentIdentity) {
@@ -487,6 +491,7 @@ export class Cooker {
         stored = { ...plan, fingerprints: fp, ...(old ? { carriedFrom: { registryInputs: old.registryInputs, planKey: carried!, changed } } : {}) };
         // Not the plan again: a carry naming the plan file's own key (planStore.ts).
         storePlanCarry(this.config.intermediatesDir, { from: found.storedKey, to: key, fingerprints: [fp.outputs, fp.registryInputs] });
+        factsKey = found.storedKey;
         this.lastPlanFrom = 'carried';
       }
     }
@@ -494,7 +499,7 @@ export class Cooker {
       const { roots, missingRoots, clashes, fingerprints, carriedFrom, ...plan } = stored;
       this.lastPlan = plan;
       // Every record only when asked (the report): the plan itself needs only those it names.
-      return { ...plan, roots, missingRoots, clashes, fingerprints, carriedFrom, key, rootCount: roots.length, get records() { return registry.all(); } };
+      return { ...plan, roots, missingRoots, clashes, fingerprints, carriedFrom, key, factsKey, rootCount: roots.length, get records() { return registry.all(); } };
     }
     const plan = this.plan();
     this.lastPlanFrom = 'planned';
@@ -502,7 +507,7 @@ export class Cooker {
     if (key === undefined) return { ...plan, clashes };
     const fingerprints = planFingerprints(plan);
     this.planWrite = storePlan(this.config.intermediatesDir, key, { ...plan, clashes, fingerprints });
-    return { ...plan, clashes, fingerprints, key };
+    return { ...plan, clashes, fingerprints, key, factsKey: key };
   }
 
   /**
@@ -1183,6 +1188,7 @@ export class Cooker {
           return plan.records;
         },
         recordsIdentity: this.registry.contentIdentity,
+        planFacts: plan.factsKey,
       };
       summary.report = await writeCookReport(input).catch((e: unknown) => {
         this.report(isLuminaError(e) ? e : errors.ioFailed(reportFiles(config).html, 'write', e), 'warning', problems);

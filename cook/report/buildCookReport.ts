@@ -25,7 +25,7 @@ import type { AssetReport, CookProblem, CookSummary } from '../Cooker.js';
 import type { CookRoot } from '../../src/registry/cookRoots.js';
 import { compareChunks, type CookPlan } from '../planCook.js';
 import { canonicalJson } from '../cookKey.js';
-import { createXxh64, hashHex } from '../../src/util/hash.js';
+import { createXxh64, hashHex, hashString, xxh64Text } from '../../src/util/hash.js';
 
 export const REPORT_VERSION = 1;
 
@@ -131,6 +131,12 @@ export interface ReportInput {
    * 100k would otherwise thaw them all only to hash them).
    */
   recordsIdentity?: string;
+  /**
+   * Names every record's planning facts (paths, class, imports) and the plan made of them: the key
+   * the cook's stored plan was made under (cook/planStore.ts; a plan carried over edits keeps it).
+   * With it a report's body can be patched from the last one (see reportFrame).
+   */
+  planFacts?: string;
   now?: Date;
   /** List every asset up to this many; above it the report is bounded (default REPORT_ASSET_LIMIT). */
   assetLimit?: number;
@@ -436,4 +442,74 @@ export function reportBodyKey(input: ReportInput): string | undefined {
   parts.push(JSON.stringify(summary.problems));
   flush();
   return hashHex(h.digest());
+}
+
+/**
+ * What a report's body is made of, apart from each asset's own numbers (status, reason, bytes in
+ * and out, time): the key of everything else (the code, the limits, the config, the roots, the
+ * plan's facts, the problems, the asset count) and the sum (mod 2^64) of each asset's term
+ * ({@link reportAssetTerm}). Two cooks with the same key have bodies that differ only in the
+ * objects of the assets whose terms differ, and a sum says whether those are all the assets that
+ * differ (cook/report/writeCookReport.ts patches them). Undefined for a bounded report (which
+ * assets are listed depends on the numbers) or without `planFacts`.
+ */
+export interface ReportFrame {
+  key: string;
+  sum: bigint;
+  /** The assets not taken from the cache (their numbers are this cook's). */
+  notCached: string[];
+}
+
+export function reportFrame(input: ReportInput): ReportFrame | undefined {
+  const { summary } = input;
+  const all = summary.assetReports;
+  const limit = input.assetLimit ?? REPORT_ASSET_LIMIT;
+  if (input.planFacts === undefined || all.length > limit) return undefined;
+  const parts = [
+    `LREPORTFRAME 1\n${limit} ${input.listTop ?? REPORT_TOP}\n`,
+    buildReportBody.toString(),
+    selectListed.toString(),
+    linkChains.toString(),
+    reportAssetFields.toString(),
+    canonicalJson(input.config),
+    `\nplan ${input.planFacts}\nassets ${all.length}\n`,
+  ];
+  for (const r of input.roots) parts.push(`${r.guid} ${r.chunk} ${r.reason}\n`);
+  parts.push(JSON.stringify(summary.problems));
+  let sum = 0n;
+  const notCached: string[] = [];
+  for (const a of all) {
+    sum += reportAssetTerm(a.guid, reportAssetNumbers(a));
+    if (a.status !== 'cached') notCached.push(a.guid);
+  }
+  return { key: hashString(parts.join('')), sum: BigInt.asUintN(64, sum), notCached };
+}
+
+/** An asset's own numbers as its report object holds them. */
+export type ReportAssetNumbers = Pick<ReportAsset, 'status' | 'reason' | 'bytesIn' | 'bytesOut' | 'ms'>;
+
+export function reportAssetNumbers(a: AssetReport): ReportAssetNumbers {
+  return { status: a.status, ...(a.reason ? { reason: a.reason } : {}), bytesIn: a.bytesIn, bytesOut: a.status === 'failed' ? 0 : a.bytesOut, ms: round(a.ms) };
+}
+
+/** An asset's term of a frame's sum: the xxh64 of its GUID and numbers. */
+export function reportAssetTerm(guid: string, n: ReportAssetNumbers): bigint {
+  return xxh64Text(`${guid}\t${n.status}\t${n.reason ?? ''}\t${n.bytesIn}\t${n.bytesOut}\t${n.ms}\n`);
+}
+
+/**
+ * An asset's report object with other numbers: every other field as `old` has it, in the order
+ * buildReportBody gives them. Undefined when `old` has a field that order does not know.
+ */
+export function reportAssetFields(old: Record<string, unknown>, n: ReportAssetNumbers): Record<string, unknown> | undefined {
+  const known = ['path', 'guid', 'className', 'file', 'chunk', 'via', 'status', 'reason', 'bytesIn', 'bytesOut', 'ms', 'referrers', 'from', 'fromVia', 'root', 'referrerCount'];
+  for (const k of Object.keys(old)) if (!known.includes(k)) return undefined;
+  const out: Record<string, unknown> = { path: old.path, guid: old.guid, className: old.className, file: old.file, chunk: old.chunk, via: old.via, status: n.status };
+  if (n.reason) out.reason = n.reason;
+  out.bytesIn = n.bytesIn;
+  out.bytesOut = n.bytesOut;
+  out.ms = n.ms;
+  out.referrers = old.referrers;
+  for (const k of ['from', 'fromVia', 'root', 'referrerCount']) if (k in old) out[k] = old[k];
+  return out;
 }

@@ -9,13 +9,23 @@
  * next such cook with the same key writes a new head in front of those bytes instead of
  * building, serializing and escaping the body again (most of a no-op report's cost). The bytes
  * are checked against their hash first, so a report edited or damaged since is built again.
+ *
+ * A cook that cooked a few assets (a one-file change), or the no-op after one, patches the last
+ * body instead: the record also keeps the body's frame (reportFrame: the key of everything but
+ * the assets' own numbers, the sum of those numbers' terms, the assets not cached then). With the
+ * same frame key, few assets cooked now or then, and the sum showing those are the only assets
+ * whose numbers changed, their objects are written anew over the old ones (found by GUID, each
+ * checked to read back as the object made from its old numbers) and every other byte is kept.
+ * At 20k assets that is a read, a hash check and a copy of both files instead of ~0.15 s of
+ * building, serializing and escaping the body.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ProjectConfig } from '../../config/index.js';
 import { writeFileAtomic } from '../../src/util/atomicWrite.js';
 import { hashHex, hashString, xxh64 } from '../../src/util/hash.js';
-import { buildReportBody, buildReportHead, reportBodyKey, type ReportInput } from './buildCookReport.js';
+import type { AssetReport } from '../Cooker.js';
+import { buildReportBody, buildReportHead, reportAssetFields, reportAssetNumbers, reportAssetTerm, reportBodyKey, reportFrame, type ReportAssetNumbers, type ReportFrame, type ReportInput } from './buildCookReport.js';
 import { escapeScriptJson } from './pageStyle.js';
 import { REPORT_HTML_AFTER, reportHtmlBefore } from './renderReportHtml.js';
 
@@ -24,6 +34,8 @@ export interface ReportFiles {
   json: string;
   /** The body was the last report's (a cook that changed nothing); only the head was new. */
   reused?: boolean;
+  /** The body was the last report's with a few assets' objects written anew (see the module comment). */
+  patched?: boolean;
 }
 
 /** Where the last report's body key is kept (see the module comment). */
@@ -36,10 +48,16 @@ interface Tail {
 }
 interface ReportKeyRecord {
   v: number;
-  key: string;
+  /** The body's key (reportBodyKey) when every asset came from the cache. */
+  key?: string;
   json: Tail;
   html: Tail;
+  /** The body's frame (reportFrame): its key, sum (hex) and the assets not cached then (null: too many to patch). */
+  frame?: { key: string; sum: string; notCached: string[] | null };
 }
+
+/** A body is patched when at most this many assets' objects change (cooked now or then). */
+const MAX_PATCHED = 64;
 
 /** Where a project's report goes. */
 export function reportFiles(config: Pick<ProjectConfig, 'savedDir'>): ReportFiles {
@@ -59,35 +77,130 @@ export async function writeCookReport(input: ReportInput): Promise<ReportFiles> 
   // The head as the start of the one JSON object: `{"version":...,"recooked":{...},` then the body's members.
   const headJson = JSON.stringify(buildReportHead(input)).slice(0, -1) + ',';
   const heads = { json: Buffer.from(headJson, 'utf8'), html: Buffer.from(reportHtmlBefore(input.config.name) + escapeScriptJson(headJson), 'utf8') };
-  const kept = key === undefined ? undefined : keptTails(keyFile, key, files);
+  const record = readRecord(keyFile);
+  const kept = key === undefined || record?.key !== key ? undefined : keptTails(record, files);
   if (kept) {
     await writeFileAtomic(files.json, [heads.json, kept.json]);
     await writeFileAtomic(files.html, [heads.html, kept.html]);
     return { ...files, reused: true };
   }
-  const bodyJson = JSON.stringify(buildReportBody(input)).slice(1);
-  const tails = { json: Buffer.from(bodyJson + '\n', 'utf8'), html: Buffer.from(escapeScriptJson(bodyJson) + REPORT_HTML_AFTER, 'utf8') };
+  const frame = reportFrame(input);
+  const patched = frame && record ? patchedTails(record, frame, files, input) : undefined;
+  const tails = patched ?? builtTails(input);
   // The old record describes the old files: it goes before they are replaced.
   fs.rmSync(keyFile, { force: true });
   await writeFileAtomic(files.json, [heads.json, tails.json]);
   await writeFileAtomic(files.html, [heads.html, tails.html]);
-  if (key !== undefined) {
-    const record: ReportKeyRecord = { v: KEY_VERSION, key, json: tailOf(tails.json), html: tailOf(tails.html) };
+  if (key !== undefined || frame !== undefined) {
+    const next: ReportKeyRecord = {
+      v: KEY_VERSION,
+      ...(key !== undefined ? { key } : {}),
+      json: tailOf(tails.json),
+      html: tailOf(tails.html),
+      ...(frame ? { frame: { key: frame.key, sum: hashHex(frame.sum), notCached: frame.notCached.length <= MAX_PATCHED ? frame.notCached : null } } : {}),
+    };
     // Only a time saver: a record that cannot be written means the next report is built whole.
-    await writeFileAtomic(keyFile, Buffer.from(JSON.stringify(record), 'utf8')).catch(() => {});
+    await writeFileAtomic(keyFile, Buffer.from(JSON.stringify(next), 'utf8')).catch(() => {});
   }
-  return files;
+  return patched ? { ...files, patched: true } : files;
+}
+
+/** The body built whole, as both files end with it. */
+function builtTails(input: ReportInput): { json: Buffer; html: Buffer } {
+  const bodyJson = JSON.stringify(buildReportBody(input)).slice(1);
+  return { json: Buffer.from(bodyJson + '\n', 'utf8'), html: Buffer.from(escapeScriptJson(bodyJson) + REPORT_HTML_AFTER, 'utf8') };
+}
+
+/**
+ * The last body with the objects of the assets whose numbers changed written anew, when that is
+ * the body this cook would build: the same frame key (everything but the assets' numbers), few
+ * assets cooked now or then, and the frame's sum with their old numbers (read from the old
+ * objects) put back equal to the last one's, so every other asset's numbers are the same. Each
+ * old object must read back as the object this writes for its own numbers. Else undefined.
+ */
+function patchedTails(record: ReportKeyRecord, frame: ReportFrame, files: ReportFiles, input: ReportInput): { json: Buffer; html: Buffer } | undefined {
+  const last = record.frame;
+  if (last?.key !== frame.key || !last.notCached || frame.notCached.length > MAX_PATCHED) return undefined;
+  const changed = new Set([...last.notCached, ...frame.notCached]);
+  if (changed.size > MAX_PATCHED) return undefined;
+  const now = new Map<string, AssetReport>();
+  for (const a of input.summary.assetReports) if (changed.has(a.guid)) now.set(a.guid, a);
+  if (now.size !== changed.size) return undefined;
+  const old = keptTails(record, files);
+  if (!old) return undefined;
+  let sum = frame.sum;
+  const edits: Array<{ json: [number, number]; html: [number, number]; text: string }> = [];
+  for (const [guid, a] of now) {
+    const json = objectAt(old.json, guid);
+    const html = objectAt(old.html, guid);
+    if (!json || !html) return undefined;
+    let before: Record<string, unknown>;
+    try {
+      before = JSON.parse(old.json.toString('utf8', json[0], json[1])) as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
+    const was = { status: before.status, ...(before.reason !== undefined ? { reason: before.reason } : {}), bytesIn: before.bytesIn, bytesOut: before.bytesOut, ms: before.ms } as ReportAssetNumbers;
+    const text = JSON.stringify(reportAssetFields(before, was));
+    if (before.guid !== guid || before.path !== a.path || before.chunk !== a.chunk || before.via !== a.via || text !== old.json.toString('utf8', json[0], json[1]) || escapeScriptJson(text) !== old.html.toString('utf8', html[0], html[1])) return undefined;
+    const numbers = reportAssetNumbers(a);
+    sum += reportAssetTerm(guid, was) - reportAssetTerm(guid, numbers);
+    edits.push({ json, html, text: JSON.stringify(reportAssetFields(before, numbers)) });
+  }
+  if (hashHex(BigInt.asUintN(64, sum)) !== last.sum) return undefined;
+  const splice = (bytes: Buffer, at: (e: (typeof edits)[number]) => [number, number], text: (t: string) => string): Buffer => {
+    const parts: Buffer[] = [];
+    let from = 0;
+    for (const e of [...edits].sort((x, y) => at(x)[0] - at(y)[0])) {
+      parts.push(bytes.subarray(from, at(e)[0]), Buffer.from(text(e.text), 'utf8'));
+      from = at(e)[1];
+    }
+    parts.push(bytes.subarray(from));
+    return Buffer.concat(parts);
+  };
+  return { json: splice(old.json, (e) => e.json, (t) => t), html: splice(old.html, (e) => e.html, escapeScriptJson) };
+}
+
+/**
+ * Where asset `guid`'s object lies in a body's bytes (JSON, or as cook.html escapes it): the first
+ * `"guid":"<guid>"` outside a string is its own (the assets come first in a body; inside a string
+ * a quote is escaped), its object starts at the `{"path":"` before it and ends where its braces
+ * close. Undefined when that is not found.
+ */
+function objectAt(bytes: Buffer, guid: string): [number, number] | undefined {
+  const at = bytes.indexOf(`"guid":"${guid}"`);
+  if (at < 0) return undefined;
+  const start = bytes.lastIndexOf('{"path":"', at);
+  if (start < 0) return undefined;
+  let depth = 0;
+  for (let i = start; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (c === 0x22) {
+      // A string: to its closing quote, over escapes.
+      for (i++; i < bytes.length && bytes[i] !== 0x22; i++) if (bytes[i] === 0x5c) i++;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if ((c === 0x7d || c === 0x5d) && --depth === 0) return [start, i + 1];
+  }
+  return undefined;
 }
 
 function tailOf(bytes: Uint8Array): Tail {
   return { length: bytes.byteLength, xxh64: hashHex(xxh64(bytes)) };
 }
 
-/** The body bytes at the end of both report files, when the record says they are `key`'s and they still hash the same. */
-function keptTails(keyFile: string, key: string, files: ReportFiles): { json: Buffer; html: Buffer } | undefined {
+/** The last report's record (Intermediates/CookReport.json), or undefined (none, damaged, another version). */
+function readRecord(keyFile: string): ReportKeyRecord | undefined {
   try {
     const r = JSON.parse(fs.readFileSync(keyFile, 'utf8')) as ReportKeyRecord;
-    if (r?.v !== KEY_VERSION || r.key !== key) return undefined;
+    return r?.v === KEY_VERSION ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The body bytes at the end of both report files, when they still hash as the record says. */
+function keptTails(r: ReportKeyRecord, files: ReportFiles): { json: Buffer; html: Buffer } | undefined {
+  try {
     const tail = (file: string, t: Tail): Buffer | undefined => {
       const bytes = fs.readFileSync(file);
       if (typeof t?.length !== 'number' || t.length > bytes.byteLength) return undefined;

@@ -14,6 +14,7 @@ import { REPORT_KEY_FILE } from '../../cook/report/writeCookReport.js';
 import { hard, prop } from '../../src/format/packageBuilder.js';
 import { initHash } from '../../src/util/hash.js';
 import { asset, g, tempDir, writeFixture, writeProject } from '../cook/helpers.js';
+import { escapeScriptJson } from '../../cook/report/pageStyle.js';
 
 let dir: string;
 let json: string;
@@ -121,7 +122,8 @@ describe('the report of a cook that changed nothing', () => {
     const s = await cook();
     expect(s.cooked).toBe(1);
     expect(s.report?.reused).toBeFalsy();
-    expect(fs.existsSync(keyFile)).toBe(false);
+    // No body key for a cook that cooked something (only its frame, see below).
+    expect(JSON.parse(fs.readFileSync(keyFile, 'utf8')).key).toBeUndefined();
     const rock = read().assets.find((a) => a.path === '/Game/Props/Rock.lasset')!;
     expect([rock.status, rock.reason]).toEqual(['cooked', 'content']);
     // The next cook changes nothing again: its body says everything came from the cache.
@@ -129,5 +131,118 @@ describe('the report of a cook that changed nothing', () => {
     expect(next.report?.reused).toBeFalsy();
     expect(read().assets.every((a) => a.status === 'cached')).toBe(true);
     expect((await cook()).report?.reused).toBe(true);
+  });
+});
+
+/**
+ * A cook that changed a few assets (a one-file edit, the no-op after it) patches the last body:
+ * the objects of the assets cooked now or then are written anew, the rest of the bytes kept.
+ * Each patched report is compared with the report of a twin project (the same files, cooks and
+ * edits) built whole: the same bytes from `"assets":[` on, but for the edited asset's cook time.
+ */
+describe('the report of a cook that changed a few assets', () => {
+  let a: string;
+  let b: string;
+  const files = {
+    'Content/Maps/Main.lasset': asset(g(1), 'Main', { className: '/Script/Engine.CWorld', imports: [hard(g(2)), hard(g(3))] }),
+    'Content/Props/Rock.lasset': asset(g(2), 'Rock', { properties: [prop.str('Label', 'rock')] }),
+    'Content/Props/Stone.lasset': asset(g(3), 'Stone'),
+    'Content/Unused/Junk.lasset': asset(g(4), 'Junk', { imports: [hard(g(2))] }),
+    'Content/UI/Menu.rml': { text: '<rml><body>menu</body></rml>', guid: g(0x40) },
+  };
+  beforeAll(async () => {
+    a = await tempDir('lc-report-patch-');
+    b = await tempDir('lc-report-whole-');
+    for (const root of [a, b]) await writeProject(root, { name: 'Patch', cookRoots: ['/Game/Maps/Main'], textures: { encoder: 'rgba8' } }, files);
+  });
+  afterAll(async () => {
+    await fsp.rm(a, { recursive: true, force: true });
+    await fsp.rm(b, { recursive: true, force: true });
+  });
+  const reportOf = (root: string) => ({ json: path.join(root, 'Saved/Reports/cook-report.json'), html: path.join(root, 'Saved/Reports/cook.html') });
+  /** A report file's body (from `"assets":[` on). */
+  const body = (file: string): string => {
+    const text = fs.readFileSync(file, 'utf8');
+    return text.slice(text.indexOf('"assets":['));
+  };
+  /** Cook both: `a` as it comes, `b` with its report built whole. */
+  const cookBoth = async () => {
+    const s = await cookProject({ projectDir: a });
+    fs.rmSync(path.join(b, 'Intermediates', REPORT_KEY_FILE), { force: true });
+    const w = await cookProject({ projectDir: b });
+    expect(s.ok && w.ok).toBe(true);
+    expect(w.report?.reused || w.report?.patched).toBeFalsy();
+    return s;
+  };
+  /** `a`'s report body is the bytes of `b`'s, `edited`'s cook time taken from `a`'s. */
+  const expectLikeWhole = (edited?: string) => {
+    const mine = JSON.parse(fs.readFileSync(reportOf(a).json, 'utf8')) as CookReport;
+    const whole = JSON.parse(fs.readFileSync(reportOf(b).json, 'utf8')) as CookReport;
+    if (edited) {
+      const x = whole.assets.find((y) => y.path === edited)!;
+      expect(x.status).toBe('cooked');
+      x.ms = mine.assets.find((y) => y.path === edited)!.ms;
+    }
+    // The whole body as the writer makes it: JSON.stringify of the report, from its assets on.
+    const text = JSON.stringify(whole);
+    const wholeBody = text.slice(text.indexOf('"assets":['));
+    expect(body(reportOf(a).json)).toBe(wholeBody + '\n');
+    const page = body(reportOf(a).html);
+    expect(page.slice(0, page.indexOf('</script>'))).toBe(escapeScriptJson(wholeBody));
+  };
+  const edit = async (label: string, imports = [] as ReturnType<typeof hard>[]) => {
+    for (const root of [a, b]) await writeFixture(root, 'Content/Props/Rock.lasset', asset(g(2), 'Rock', { imports, properties: [prop.str('Label', label)] }));
+  };
+
+  it('patches the edited asset in and out again, to the bytes of a body built whole', async () => {
+    await cookBoth();
+    await cookBoth();
+    expect((await cookProject({ projectDir: a })).report?.reused).toBe(true);
+    for (const label of ['patch 1', 'patch 2']) {
+      await edit(label);
+      const s = await cookBoth();
+      expect(s.cooked).toBe(1);
+      expect(s.report?.patched).toBe(true);
+      const rock = (JSON.parse(fs.readFileSync(reportOf(a).json, 'utf8')) as CookReport).assets.find((x) => x.path === '/Game/Props/Rock.lasset')!;
+      expect([rock.status, rock.reason]).toEqual(['cooked', 'content']);
+      expectLikeWhole('/Game/Props/Rock.lasset');
+      // The no-op after it: the edited asset patched back to cached.
+      const noop = await cookBoth();
+      expect(noop.report?.patched).toBe(true);
+      expectLikeWhole();
+      expect((await cookProject({ projectDir: a })).report?.reused).toBe(true);
+    }
+  });
+
+  it('builds the body whole when the edit changes what the plan is made of, or the body was damaged', async () => {
+    await cookBoth();
+    // A new import of a shipped package: another plan (its facts changed), whose referrers differ.
+    await edit('imports', [hard(g(3))]);
+    const s = await cookBoth();
+    expect(s.report?.patched).toBeFalsy();
+    expectLikeWhole('/Game/Props/Rock.lasset');
+    // A damaged body (one byte of another asset's path, the length unchanged) is not patched.
+    await cookBoth();
+    await edit('damaged', [hard(g(3))]);
+    const file = reportOf(a).json;
+    const bytes = await fsp.readFile(file);
+    const i = bytes.lastIndexOf(Buffer.from('/Game/Maps/Main.lasset'));
+    bytes[i + 7] = 'X'.charCodeAt(0);
+    await fsp.writeFile(file, bytes);
+    const damaged = await cookBoth();
+    expect(damaged.report?.patched).toBeFalsy();
+    expectLikeWhole('/Game/Props/Rock.lasset');
+
+    // A cook without a report (a daemon's, say) cooked Stone since the last report: Stone is
+    // cached now, with numbers the last body does not have, though neither report lists it as cooked.
+    await cookBoth();
+    for (const root of [a, b]) {
+      await writeFixture(root, 'Content/Props/Stone.lasset', asset(g(3), 'Stone', { properties: [prop.str('Label', 'a longer stone than before')] }));
+      expect((await cookProject({ projectDir: root, report: false })).cooked).toBe(1);
+    }
+    await edit('after a cook without a report', [hard(g(3))]);
+    const unseen = await cookBoth();
+    expect(unseen.report?.patched).toBeFalsy();
+    expectLikeWhole('/Game/Props/Rock.lasset');
   });
 });
