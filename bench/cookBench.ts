@@ -8,10 +8,12 @@
  * warm, nothing changed): target < 0.5 s for 20k assets (< 2 s for 100k: `npx tsx
  * bench/cookBench.ts 100000`), and a one-package change, whose target is the no-op plus that
  * asset: its chunk pak is rebuilt from the previous pak's blocks. No-ops and changes are
- * interleaved (A B A B ...), medians; with the report, the first no-op after a change (builds the
- * report's body) and the next (finds it written); then the whole `lumina-cook cook` process on a
- * no-op (bin/, so `npm run build` first). With the default line on, all of this runs for the
- * default settings first, then for rgba8.
+ * interleaved (A B A B ...), medians, in this process and without the report; with the report,
+ * the first no-op after a change (patches the report's body) and the next (finds it written);
+ * then the whole `lumina-cook cook` process on a no-op (bin/, so `npm run build` first), and the
+ * one-package change as a user meets it: an edit, then a whole `lumina-cook cook` process (with
+ * the report), each against the no-op process just before it. With the default line on, all of
+ * this runs for the default settings first, then for rgba8.
  *
  * The fast line uses the 'rgba8' texture encoder: the KTX2 block encoder is measured by the
  * texture bench, and would turn a cook benchmark into a basisu one.
@@ -228,6 +230,28 @@ export async function runCookBench(opts: { assets?: number } = {}): Promise<{ li
         if (r.status !== 0) lines.push(`WARNING: lumina-cook cook exited with ${r.status}`);
       }
       lines.push(`${label}\`lumina-cook cook\` no-op as a process: ${ms(median(proc))} (CPU ${ms(median(procCpu))}; ${(median(proc) / median(t.again)).toFixed(2)}x the in-process no-op with the report), load ${os.loadavg()[0].toFixed(1)}`);
+      // The one-file change as a user makes it: an edit, then a whole `lumina-cook cook` (its
+      // modules, the cook, the report), against the no-op process just before it, interleaved.
+      // The in-process rows above leave out the report and the process; this one does not.
+      const pairs = { noop: [] as number[], change: [] as number[], noopCpu: [] as number[], changeCpu: [] as number[] };
+      const procCook = (wall: number[], cpuList: number[]) => {
+        const c0 = childCpuMs();
+        const t0 = performance.now();
+        const r = spawnSync(process.execPath, [CLI, 'cook', '--project', root, '--quiet'], { stdio: 'ignore' });
+        wall.push(performance.now() - t0);
+        cpuList.push(childCpuMs() - c0);
+        if (r.status !== 0) lines.push(`WARNING: lumina-cook cook exited with ${r.status}`);
+      };
+      for (let i = 0; i < 3; i++) {
+        procCook(pairs.noop, pairs.noopCpu);
+        await fsp.writeFile(edited.file, editedPackage(await fsp.readFile(edited.file), edited.file, `bench-${edits++}`));
+        procCook(pairs.change, pairs.changeCpu);
+      }
+      const diffs = pairs.change.map((c, i) => c - pairs.noop[i]);
+      lines.push(
+        `${label}one package changed, \`lumina-cook cook\` as a process (with the report): ${ms(median(pairs.change))} (CPU ${ms(median(pairs.changeCpu))}), ` +
+          `${(median(pairs.change) / median(pairs.noop)).toFixed(2)}x the no-op process before it (${ms(median(pairs.noop))}, CPU ${ms(median(pairs.noopCpu))}; each pair's difference ${diffs.map((d) => `${Math.round(d)} ms`).join(' / ')}), load ${os.loadavg()[0].toFixed(1)}`,
+      );
     };
 
     // The settings a user gets: textures through basisu (the texture bench measures basisu itself).
