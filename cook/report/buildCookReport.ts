@@ -25,7 +25,7 @@ import type { AssetReport, CookProblem, CookSummary } from '../Cooker.js';
 import type { CookRoot } from '../../src/registry/cookRoots.js';
 import { compareChunks, type CookPlan } from '../planCook.js';
 import { canonicalJson } from '../cookKey.js';
-import { createXxh64, hashHex, hashString, xxh64Text } from '../../src/util/hash.js';
+import { createXxh64, hashHex, hashString } from '../../src/util/hash.js';
 
 export const REPORT_VERSION = 1;
 
@@ -455,7 +455,8 @@ export function reportBodyKey(input: ReportInput): string | undefined {
  */
 export interface ReportFrame {
   key: string;
-  sum: bigint;
+  /** The sum of the assets' terms, two 32-bit lanes (see reportAssetTerm). */
+  sum: [number, number];
   /** The assets not taken from the cache (their numbers are this cook's). */
   notCached: string[];
 }
@@ -471,18 +472,23 @@ export function reportFrame(input: ReportInput): ReportFrame | undefined {
     selectListed.toString(),
     linkChains.toString(),
     reportAssetFields.toString(),
+    reportAssetTerm.toString(),
     canonicalJson(input.config),
     `\nplan ${input.planFacts}\nassets ${all.length}\n`,
   ];
   for (const r of input.roots) parts.push(`${r.guid} ${r.chunk} ${r.reason}\n`);
   parts.push(JSON.stringify(summary.problems));
-  let sum = 0n;
+  const sum: [number, number] = [0, 0];
   const notCached: string[] = [];
+  const term: [number, number] = [0, 0];
   for (const a of all) {
-    sum += reportAssetTerm(a.guid, reportAssetNumbers(a));
+    const failed = a.status === 'failed';
+    reportAssetTerm(a.guid, a.status, a.reason, a.bytesIn, failed ? 0 : a.bytesOut, round(a.ms), term);
+    sum[0] = (sum[0] + term[0]) >>> 0;
+    sum[1] = (sum[1] + term[1]) >>> 0;
     if (a.status !== 'cached') notCached.push(a.guid);
   }
-  return { key: hashString(parts.join('')), sum: BigInt.asUintN(64, sum), notCached };
+  return { key: hashString(parts.join('')), sum, notCached };
 }
 
 /** An asset's own numbers as its report object holds them. */
@@ -492,9 +498,56 @@ export function reportAssetNumbers(a: AssetReport): ReportAssetNumbers {
   return { status: a.status, ...(a.reason ? { reason: a.reason } : {}), bytesIn: a.bytesIn, bytesOut: a.status === 'failed' ? 0 : a.bytesOut, ms: round(a.ms) };
 }
 
-/** An asset's term of a frame's sum: the xxh64 of its GUID and numbers. */
-export function reportAssetTerm(guid: string, n: ReportAssetNumbers): bigint {
-  return xxh64Text(`${guid}\t${n.status}\t${n.reason ?? ''}\t${n.bytesIn}\t${n.bytesOut}\t${n.ms}\n`);
+/** A term's first words: status, reason, then the three numbers' exact bits (the Float64Array below, seen as u32s). */
+const termWords = new Uint32Array(8);
+const numbers = new Float64Array(termWords.buffer, 8, 3);
+const textWords = new Map<string, number>();
+
+/** A string's 32-bit FNV-1a (status and reason: a few values, each hashed once). */
+function text32(s: string): number {
+  let h = textWords.get(s);
+  if (h === undefined) {
+    h = 0x811c9dc5;
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+    textWords.set(s, (h >>>= 0));
+  }
+  return h;
+}
+
+/**
+ * An asset's term of a frame's sum, into `out`: two 32-bit lanes of a multiply-xorshift hash of its
+ * GUID's characters, status, reason and the numbers' exact bits. In JavaScript, not xxh64 through
+ * wasm: one string and one call per asset cost ~10 ms at 20k; this is under 1 ms. A change check,
+ * never a content address: the sum only says whether the assets not named did not change.
+ */
+export function reportAssetTerm(guid: string, status: string, reason: string | undefined, bytesIn: number, bytesOut: number, ms: number, out: [number, number]): void {
+  const w = termWords;
+  w[0] = text32(status);
+  w[1] = reason ? text32(reason) : 0;
+  numbers[0] = bytesIn;
+  numbers[1] = bytesOut;
+  numbers[2] = ms;
+  let a = 0x9747b28c;
+  let b = 0x1b873593;
+  for (let i = 0, n = guid.length + 8; i < n; i++) {
+    const x = i < 8 ? w[i] : guid.charCodeAt(i - 8);
+    a = Math.imul(a ^ x, 0x5bd1e995);
+    a ^= a >>> 15;
+    b = Math.imul(b ^ x, 0x27d4eb2f);
+    b ^= b >>> 13;
+  }
+  a = fmix32(a ^ Math.imul(b, 0x165667b1));
+  b = fmix32(b ^ a);
+  out[0] = a;
+  out[1] = b;
+}
+
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
 /**

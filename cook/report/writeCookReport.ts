@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ProjectConfig } from '../../config/index.js';
 import { writeFileAtomic } from '../../src/util/atomicWrite.js';
-import { hashHex, hashString, xxh64 } from '../../src/util/hash.js';
+import { hashHex, hashString, hex8, xxh64 } from '../../src/util/hash.js';
 import type { AssetReport } from '../Cooker.js';
 import { buildReportBody, buildReportHead, reportAssetFields, reportAssetNumbers, reportAssetTerm, reportBodyKey, reportFrame, type ReportAssetNumbers, type ReportFrame, type ReportInput } from './buildCookReport.js';
 import { escapeScriptJson } from './pageStyle.js';
@@ -97,12 +97,17 @@ export async function writeCookReport(input: ReportInput): Promise<ReportFiles> 
       ...(key !== undefined ? { key } : {}),
       json: tailOf(tails.json),
       html: tailOf(tails.html),
-      ...(frame ? { frame: { key: frame.key, sum: hashHex(frame.sum), notCached: frame.notCached.length <= MAX_PATCHED ? frame.notCached : null } } : {}),
+      ...(frame ? { frame: { key: frame.key, sum: sumHex(frame.sum), notCached: frame.notCached.length <= MAX_PATCHED ? frame.notCached : null } } : {}),
     };
     // Only a time saver: a record that cannot be written means the next report is built whole.
     await writeFileAtomic(keyFile, Buffer.from(JSON.stringify(next), 'utf8')).catch(() => {});
   }
   return patched ? { ...files, patched: true } : files;
+}
+
+/** A frame's sum as the record keeps it: both lanes, 8 hex digits each. */
+function sumHex(sum: readonly number[]): string {
+  return hex8(sum[0]) + hex8(sum[1]);
 }
 
 /** The body built whole, as both files end with it. */
@@ -128,7 +133,8 @@ function patchedTails(record: ReportKeyRecord, frame: ReportFrame, files: Report
   if (now.size !== changed.size) return undefined;
   const old = keptTails(record, files);
   if (!old) return undefined;
-  let sum = frame.sum;
+  const sum = [...frame.sum];
+  const term: [number, number] = [0, 0];
   const edits: Array<{ json: [number, number]; html: [number, number]; text: string }> = [];
   for (const [guid, a] of now) {
     const json = objectAt(old.json, guid);
@@ -144,10 +150,15 @@ function patchedTails(record: ReportKeyRecord, frame: ReportFrame, files: Report
     const text = JSON.stringify(reportAssetFields(before, was));
     if (before.guid !== guid || before.path !== a.path || before.chunk !== a.chunk || before.via !== a.via || text !== old.json.toString('utf8', json[0], json[1]) || escapeScriptJson(text) !== old.html.toString('utf8', html[0], html[1])) return undefined;
     const numbers = reportAssetNumbers(a);
-    sum += reportAssetTerm(guid, was) - reportAssetTerm(guid, numbers);
+    // Their numbers then in, their numbers now out.
+    for (const [n, sign] of [[was, 1], [numbers, -1]] as const) {
+      reportAssetTerm(guid, n.status, n.reason, n.bytesIn, n.bytesOut, n.ms, term);
+      sum[0] = (sum[0] + sign * term[0]) >>> 0;
+      sum[1] = (sum[1] + sign * term[1]) >>> 0;
+    }
     edits.push({ json, html, text: JSON.stringify(reportAssetFields(before, numbers)) });
   }
-  if (hashHex(BigInt.asUintN(64, sum)) !== last.sum) return undefined;
+  if (sumHex(sum) !== last.sum) return undefined;
   const splice = (bytes: Buffer, at: (e: (typeof edits)[number]) => [number, number], text: (t: string) => string): Buffer => {
     const parts: Buffer[] = [];
     let from = 0;
