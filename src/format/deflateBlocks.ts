@@ -143,10 +143,10 @@ function keptDeflate(level: number, windowBits: number): KeptDeflate | null {
 const OUT_CHUNK = zlib.constants.Z_DEFAULT_CHUNK;
 
 /**
- * Run `input` through a kept state with Z_FINISH, offering the output room in OUT_CHUNK pieces
- * exactly as deflateRawSync's loop does; the stream is in `k.out[0, returned)`.
+ * Run `input` through a kept state with `flush` (Z_FINISH unless told), offering the output room
+ * in OUT_CHUNK pieces exactly as deflateRawSync's loop does; the stream is in `k.out[0, returned)`.
  */
-function deflateKept(k: KeptDeflate, input: Uint8Array): number {
+function deflateKept(k: KeptDeflate, input: Uint8Array, flush: number = zlib.constants.Z_FINISH): number {
   if (k.out.byteLength < OUT_CHUNK * 2) k.out = Buffer.allocUnsafe(OUT_CHUNK * 4);
   let inOff = 0;
   let availIn = input.byteLength;
@@ -157,13 +157,14 @@ function deflateKept(k: KeptDeflate, input: Uint8Array): number {
       k.out.copy(grown, 0, 0, pos);
       k.out = grown;
     }
-    k.handle.writeSync(zlib.constants.Z_FINISH, input, inOff, availIn, k.out, pos, OUT_CHUNK);
+    k.handle.writeSync(flush, input, inOff, availIn, k.out, pos, OUT_CHUNK);
     const availOut = k.state[0];
     const left = k.state[1];
     inOff += availIn - left;
     availIn = left;
     pos += OUT_CHUNK - availOut;
-    // Room left after Z_FINISH: the stream has ended (zlib asks for another call only with none).
+    // Room left: the stream has ended (Z_FINISH), or all the input is taken (Z_NO_FLUSH); zlib
+    // asks for another call only with none.
     if (availOut !== 0) return pos;
   }
 }
@@ -196,7 +197,7 @@ export function deflateRawOnce(input: Uint8Array, level: number, windowBits: num
       if (level !== 0 && k.dirty > n) {
         const clean = Math.min(k.dirty, n + MAX_MATCH + 64);
         if (zeros.byteLength < clean) zeros = new Uint8Array(Math.max(clean, 4096));
-        deflateKept(k, zeros.subarray(0, clean));
+        deflateKept(k, zeros.subarray(0, clean), zlib.constants.Z_NO_FLUSH);
         k.handle.reset();
       }
       done = deflateKept(k, input);
