@@ -87,13 +87,14 @@ export function textureTransform(opts: TextureCookOptions) {
     const cooked = await cookTexture(source.value, pkg.file, settings, pipeline);
     // With the 'rgba8' encoder the fallback is what was asked for, not news.
     if (cooked.fallbackReason !== undefined && opts.encoder === 'basis') opts.onFallback?.(pkg.file, cooked.fallbackReason);
-    const base = { arrayIndex: 0 } as const;
+    // Literals, not `{ ...base, name, ... }`: a literal that starts with a spread and adds keys
+    // gets a hidden class of its own per call in V8 11.3 (see parsePackage). Same keys, same order.
     const replacement: Property[] = [
-      { ...base, name: 'Width', type: 'IntProperty', value: cooked.width },
-      { ...base, name: 'Height', type: 'IntProperty', value: cooked.height },
-      { ...base, name: 'MipCount', type: 'IntProperty', value: cooked.mipCount },
-      { ...base, name: 'Format', type: 'NameProperty', value: cooked.format },
-      { ...base, name: 'PlatformData', type: 'ArrayProperty', innerType: 'ByteProperty', value: cooked.platformData },
+      { arrayIndex: 0, name: 'Width', type: 'IntProperty', value: cooked.width },
+      { arrayIndex: 0, name: 'Height', type: 'IntProperty', value: cooked.height },
+      { arrayIndex: 0, name: 'MipCount', type: 'IntProperty', value: cooked.mipCount },
+      { arrayIndex: 0, name: 'Format', type: 'NameProperty', value: cooked.format },
+      { arrayIndex: 0, name: 'PlatformData', type: 'ArrayProperty', innerType: 'ByteProperty', value: cooked.platformData },
     ];
     // SourceData's slot takes the cooked fields; stale cooked fields elsewhere in the source are dropped.
     const replacedNames = new Set(replacement.map((p) => p.name));

@@ -88,7 +88,9 @@ export async function cookTexture(
   );
   const what = `${header.source.toUpperCase()} is ${header.width}x${header.height} pixels`;
   const encoded = await withTextureMemory(textureMemoryBudget(options.maxMemoryMiB), bytes, file, what, async () => {
-    const encodeOptions: EncodeOptions = { ...options, ...encoding, generateMips: settings.generateMips, file };
+    // Object.assign onto a fresh object, not `{ ...options, ...encoding, generateMips, file }`: in V8
+    // 11.3 a literal that starts with a spread and adds keys gets a hidden class of its own per call.
+    const encodeOptions: EncodeOptions = Object.assign({}, options, encoding, { generateMips: settings.generateMips, file });
     // A well-formed 8-bit PNG goes to basisu as it is, undecoded: basisu reads it to the same
     // pixels as decodeImage (see basisuReadsPng), so a burst of textures is all queued in its
     // first turn and split over the encoders at once, as basisu's own command line would be given
@@ -107,7 +109,7 @@ export async function cookTexture(
     // Again after the turn: the textures that waited for it decode one slice at a time too.
     for (let turn = loopTurn(); turn; turn = loopTurn()) await turn;
     const image = await decodeImage(sourceData, file, { maxSize: options.maxSize });
-    return encodeTexture(image, retry ? { ...encodeOptions, retry } : encodeOptions);
+    return encodeTexture(image, retry ? Object.assign({}, encodeOptions, { retry }) : encodeOptions);
   });
   const out: CookedTexture = {
     width: header.width,

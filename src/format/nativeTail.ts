@@ -48,25 +48,27 @@ export function decodeNativeTail(r: BinaryReader, schemas: ClassSchemas, site: T
 function readField(r: BinaryReader, schemas: ClassSchemas, ctx: PropertyContext, f: SchemaField, out: Property[], depth: number, prefix = ''): void {
   for (let i = 0; i < f.arrayDim; i++) {
     const field = f.arrayDim > 1 ? `${prefix}${f.name}[${i}]` : `${prefix}${f.name}`;
-    const base = { name: f.name, arrayIndex: i };
+    // Keys spelled out (name and arrayIndex first), not spread from a base: see parsePackage.
+    const name = f.name;
     switch (f.type) {
       case 'StructProperty':
-        out.push({ ...base, type: f.type, structName: f.struct!, value: readStruct(r, schemas, ctx, f.struct!, field, depth) });
+        out.push({ name, arrayIndex: i, type: f.type, structName: f.struct!, value: readStruct(r, schemas, ctx, f.struct!, field, depth) });
         break;
       case 'ArrayProperty':
-        out.push({ ...base, type: f.type, innerType: f.inner!, ...(f.inner === 'StructProperty' ? { innerStructName: f.innerStruct! } : {}), value: readArray(r, schemas, ctx, f.inner!, f.innerStruct ?? null, field, depth) });
+        if (f.inner === 'StructProperty') out.push({ name, arrayIndex: i, type: f.type, innerType: f.inner, innerStructName: f.innerStruct!, value: readArray(r, schemas, ctx, f.inner, f.innerStruct ?? null, field, depth) });
+        else out.push({ name, arrayIndex: i, type: f.type, innerType: f.inner!, value: readArray(r, schemas, ctx, f.inner!, f.innerStruct ?? null, field, depth) });
         break;
       case 'ByteProperty':
-        out.push({ ...base, type: f.type, enumName: null, value: r.u8(field) });
+        out.push({ name, arrayIndex: i, type: f.type, enumName: null, value: r.u8(field) });
         break;
       case 'EnumProperty':
-        out.push({ ...base, type: f.type, enumName: null, value: readFName(r, field, ctx.version, ctx.onNameNone) });
+        out.push({ name, arrayIndex: i, type: f.type, enumName: null, value: readFName(r, field, ctx.version, ctx.onNameNone) });
         break;
       case 'BoolProperty':
-        out.push({ ...base, type: f.type, value: readBool(r, field) });
+        out.push({ name, arrayIndex: i, type: f.type, value: readBool(r, field) });
         break;
       default:
-        out.push({ ...base, type: f.type, value: decodeScalar(r, ctx, f.type, field) } as Property);
+        out.push({ name, arrayIndex: i, type: f.type, value: decodeScalar(r, ctx, f.type, field) } as Property);
     }
   }
 }

@@ -170,7 +170,11 @@ export function parsePackage(bytes: Uint8Array, file: string): LoadedPackage {
     }
     thumbnail = { width, height, data: r.bytesView(need, 'thumbnail.data') };
   }
-  return { ...tables, exportData, thumbnail };
+  // Spelled out, not `{ ...tables, exportData, thumbnail }`: V8 (11.3) gives an object literal that
+  // starts with a spread and then adds keys a hidden class of its own on every call, so every
+  // package had its own map (every reader of a package went megamorphic). Same keys, same order.
+  const { file: f, fileSize: size, header, imports, exports, warnings } = tables;
+  return warnings ? { file: f, fileSize: size, header, imports, exports, warnings, exportData, thumbnail } : { file: f, fileSize: size, header, imports, exports, exportData, thumbnail };
 }
 
 /** Read a whole package file. */
