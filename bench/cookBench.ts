@@ -9,7 +9,8 @@
  * bench/cookBench.ts 100000`), and a one-package change, whose target is the no-op plus that
  * asset: its chunk pak is rebuilt from the previous pak's blocks. No-ops and changes are
  * interleaved (A B A B ...), medians, in this process and without the report; with the report,
- * the first no-op after a change (patches the report's body) and the next (finds it written);
+ * the first no-op after a change (builds the report's body whole: the change's cook wrote no
+ * report, so the last report does not name the asset it cooked) and the next (finds it written);
  * then the whole `lumina-cook cook` process on a no-op (bin/, so `npm run build` first), and the
  * one-package change as a user meets it: an edit, then a whole `lumina-cook cook` process (with
  * the report), each against the no-op process just before it. With the default line on, all of
