@@ -51,7 +51,7 @@ import {
   type AssetCookResult,
 } from './cookAsset.js';
 import { CACHE_FILE_NAME, CookCache, emptyHitView, JOURNAL_FILE_NAME, type CacheCheck, type HitView, type RecookReason } from './cookCache.js';
-import { CookPool, type WorkerSettings } from './pool/CookPool.js';
+import { CookPool, type JobResult, type WorkerSettings } from './pool/CookPool.js';
 import { KeptSources } from '../src/registry/keptSources.js';
 import { HeldResults, type AssetReportFields } from './heldResults.js';
 import { TEXTURE_CLASS } from './textureClass.js';
@@ -520,6 +520,15 @@ export class Cooker {
     let res: AssetCookResult | undefined;
     if (!check.hit && this.store) res = await this.fetchFromStore(record, check.reason);
     res ??= record.kind === 'package' ? await this.cookPackage(record, check) : await cookTextAsset(record, this.ctx, check);
+    return this.settle(record, res, problems);
+  }
+
+  /**
+   * What every asset's result goes through once it is known (cookAsset's, and a full cook's batch
+   * of results from the cook workers): its shader materials kept for the shader cook, its bytes
+   * held within the budget, its problems reported, offered to the store, COOK_END.
+   */
+  private settle(record: AssetRecord, res: AssetCookResult, problems: CookProblem[] | undefined): AssetCookResult {
     if (res.materials) {
       this.materialsSeen.set(record.guid, knownEntry(res.materials));
       delete res.materials;
@@ -910,9 +919,126 @@ export class Cooker {
     // Their memory is bounded by the texture budget (textures.maxMemoryMiB), taken before decoding.
     const textureQueue = new PQueue({ concurrency: config.cook.concurrency || TEXTURES_IN_FLIGHT });
     const onMain = (r: AssetRecord) => config.textures.encoder === 'basis' && r.className === TEXTURE_CLASS;
+    // A package for the cook workers (a first cook's usual asset) goes to the pool without a queued
+    // task, a promise or a closure of its own: at most `inFlight` at once, as many as the queue
+    // above would run, the rest waiting in `backlog`, and the results come back a batch at a time
+    // (onPooled), each settled and held right there. The others (text assets, basisu textures, a
+    // few packages of a re-cook cooked on this thread, anything with a store) take the queues.
+    const pooledWindow = config.cook.concurrency || AUTO_ASSETS_IN_FLIGHT;
+    const pooling = held !== undefined && !this.store;
+    const backlog: Array<PooledWait | undefined> = [];
+    let backlogHead = 0;
+    /** Pooled jobs in flight, by token; tokens are reused (`freeTokens`). */
+    const flight: Array<PooledJob | undefined> = [];
+    const freeTokens: number[] = [];
+    let inFlight = 0;
+    let pooledFailure: { error: unknown } | undefined;
+    let pooledIdle: (() => void) | undefined;
+    let backlogRoom: (() => void) | undefined;
+    const submitPooled = (w: PooledWait): void => {
+      const record = w.a.record;
+      if (bus.listening) bus.emit({ type: 'COOK_START', asset: record.virtualPath, file: record.file });
+      this.pool ??= this.newPool();
+      // The worker overwrites the output in place: its old entry goes first (see cookCache.ts).
+      this.cache.delete(record.guid);
+      const output = cookedPathFor(config.cookedDir, record);
+      // The worker writes into Saved/Cooked: the swept marker goes first (cookedOutputs.ts).
+      beforeCookedWrite(output);
+      const token = freeTokens.length > 0 ? freeTokens.pop()! : flight.length;
+      flight[token] = { a: w.a, hit: w.hit, output, t0: performance.now(), material: w.material };
+      inFlight++;
+      this.pool.submit(record.file, output, record.size, record.packagePath, this.keptSources?.take(record.file), onPooled, token);
+    };
+    // Never throws (it runs on a worker's message too): a job that cannot be sent (the swept
+    // marker cannot be removed) ends the pooled cooks, and the cook throws it after the loop. Not
+    // re-entered: a closed pool answers a submit at once (onPooled, which pumps again); the loop
+    // below goes on with what that left.
+    let pumping = false;
+    const pump = (): void => {
+      if (pumping) return;
+      pumping = true;
+      try {
+        while (inFlight < pooledWindow && backlogHead < backlog.length) {
+          const w = backlog[backlogHead]!;
+          backlog[backlogHead++] = undefined;
+          submitPooled(w);
+        }
+      } catch (e) {
+        pooledFailure ??= { error: e };
+        backlog.length = 0;
+        backlogHead = 0;
+      } finally {
+        pumping = false;
+      }
+      if (backlogHead > 0 && backlogHead === backlog.length) {
+        backlog.length = 0;
+        backlogHead = 0;
+      }
+      if (backlogRoom && backlog.length - backlogHead < MAX_WAITING / 2) {
+        backlogRoom();
+        backlogRoom = undefined;
+      }
+      if (pooledIdle && inFlight === 0 && backlogHead === backlog.length) {
+        pooledIdle();
+        pooledIdle = undefined;
+      }
+    };
+    const finishPooled = (job: PooledJob, r: JobResult): void => {
+      const record = job.a.record;
+      if ('needsMain' in r) {
+        // A package holding a texture its class did not announce (basisu): cooked on this thread after all.
+        void queue.add(async () => {
+          try {
+            const res = this.settle(record, await cookPackageAsset(record, this.ctx, job.hit), problems);
+            results.set(record.guid, res);
+            missed.push(record.guid);
+            tally(summary, res);
+          } finally {
+            if (job.material && --materialsLeft === 0) startWarm();
+          }
+        });
+        return;
+      }
+      try {
+        const res = this.settle(record, commitPackageOutcome(record, this.ctx, job.hit.reason, r.outcome, job.t0, r.written, job.output), problems);
+        results.set(record.guid, res);
+        missed.push(record.guid);
+        tally(summary, res);
+      } finally {
+        if (job.material && --materialsLeft === 0) startWarm();
+      }
+    };
+    /** A batch's results (JobSink): settled in one go, their journal lines written together. */
+    const onPooled = (tokens: readonly number[], outs: readonly JobResult[]): void => {
+      this.cache.holdJournal();
+      try {
+        for (let k = 0; k < tokens.length; k++) {
+          const token = tokens[k];
+          const job = flight[token]!;
+          flight[token] = undefined;
+          freeTokens.push(token);
+          inFlight--;
+          try {
+            finishPooled(job, outs[k]);
+          } catch (e) {
+            pooledFailure ??= { error: e };
+          }
+        }
+      } finally {
+        try {
+          this.cache.flushJournal();
+        } catch (e) {
+          pooledFailure ??= { error: e };
+        }
+      }
+      pump();
+    };
     const stop = () => {
       queue.clear();
       textureQueue.clear();
+      backlog.length = 0;
+      backlogHead = 0;
+      pump();
     };
     opts.signal?.addEventListener('abort', stop, { once: true });
     try {
@@ -927,6 +1053,12 @@ export class Cooker {
           materialsQueued++;
         }
         queued++;
+        if (pooling && !this.cookOnMain && a.record.kind === 'package' && !onMain(a.record)) {
+          if (pooledFailure) return;
+          backlog.push({ a, hit, material });
+          pump();
+          return;
+        }
         void (onMain(a.record) ? textureQueue : queue).add(async () => {
           try {
             if (performance.now() - turn > 20) {
@@ -978,6 +1110,11 @@ export class Cooker {
             turn = performance.now();
             if (opts.signal?.aborted) break;
           }
+          if (backlog.length - backlogHead >= MAX_WAITING) {
+            await new Promise<void>((r) => (backlogRoom = r));
+            turn = performance.now();
+            if (opts.signal?.aborted) break;
+          }
           enqueue(a, hit);
         } else if (waiting.push({ a, hit }) > FEW_MISSES) {
           for (const m of waiting) enqueue(m.a, m.hit);
@@ -995,7 +1132,10 @@ export class Cooker {
       // only scan the materials and look every permutation up in the shader cache, as the shader
       // cook after the assets does anyway (~0.1 s of a 20k one-file change), with no cook to overlap.
       if (materialsLeft === 0 && queued > 0 && (materialsQueued > 0 || queued > FEW_MISSES)) startWarm();
+      if (inFlight > 0 || backlogHead < backlog.length) await new Promise<void>((r) => (pooledIdle = r));
+      // After the pooled jobs: one the workers sent back to this thread (needsMain) joined the queue.
       await Promise.all([queue.onIdle(), textureQueue.onIdle()]);
+      if (pooledFailure) throw pooledFailure.error;
     } finally {
       // The outputs statted ahead were for this pass only.
       this.cache.endPrestat();
@@ -1333,6 +1473,19 @@ function tally(s: CookSummary, r: AssetCookResult): void {
   s.nulledRefs += r.nulledRefs;
   s.bytesIn += r.bytesIn;
   s.bytesOut += r.bytesOut;
+}
+
+/** A package waiting for room among the pooled jobs in flight (fullCook). */
+interface PooledWait {
+  a: PlannedAsset;
+  hit: CacheCheck & { hit: false };
+  material: boolean;
+}
+
+/** A package on the cook workers (fullCook): what its result is settled with. */
+interface PooledJob extends PooledWait {
+  output: string;
+  t0: number;
 }
 
 /** Where a full cook keeps each asset's result until its paks and reports are written. */

@@ -269,10 +269,14 @@ export function writeAssetOutput(target: string, data: Uint8Array): WrittenOutpu
  * mid-write may leave a temp file) and comes back only when a full cook has made that true again.
  */
 const sweptMarkers = new Map<string, { file: string; present: boolean }>();
+/** Markers of `sweptMarkers` still present: none (the usual state once a cook has written), no path to resolve per write. */
+let markersPresent = 0;
 
 /** Watch `cookedDir`'s swept marker: the next write under it removes the marker first. */
 export function trackSweptMarker(cookedDir: string, marker: string): void {
   sweptMarkers.set(path.resolve(cookedDir) + path.sep, { file: marker, present: true });
+  markersPresent = 0;
+  for (const m of sweptMarkers.values()) if (m.present) markersPresent++;
 }
 
 /**
@@ -280,7 +284,7 @@ export function trackSweptMarker(cookedDir: string, marker: string): void {
  * must be announced by the main thread before the job goes out: the workers track no marker).
  */
 export function beforeCookedWrite(target: string): void {
-  if (sweptMarkers.size === 0) return;
+  if (markersPresent === 0) return;
   const abs = path.resolve(target);
   for (const [dir, m] of sweptMarkers) {
     if (!m.present || !abs.startsWith(dir)) continue;
@@ -290,6 +294,7 @@ export function beforeCookedWrite(target: string): void {
       throw errors.ioFailed(m.file, 'remove', e);
     }
     m.present = false;
+    markersPresent--;
   }
 }
 
@@ -321,11 +326,19 @@ export async function cookPackageAsset(record: AssetRecord, ctx: AssetCookContex
  * LCKD file (unless the worker has: `written`), then record it in the cache (only after the output
  * is on disk), and say what happened.
  */
-export function commitPackageOutcome(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, o: PackageCookOutcome, t0: number, written?: WrittenOutput): AssetCookResult {
-  const output = cookedPathFor(ctx.cookedDir, record);
+export function commitPackageOutcome(
+  record: AssetRecord,
+  ctx: AssetCookContext,
+  reason: RecookReason,
+  o: PackageCookOutcome,
+  t0: number,
+  written?: WrittenOutput,
+  output = cookedPathFor(ctx.cookedDir, record),
+): AssetCookResult {
   const materials = o.materials ? { materials: o.materials } : {};
-  // The output is overwritten in place below: its old entry goes first (see cookCache.ts).
-  ctx.cache.delete(record.guid);
+  // The output is overwritten in place below: its old entry goes first (see cookCache.ts). A cook
+  // worker's output (`written`) is on disk already: its caller dropped the entry before sending it.
+  if (!written) ctx.cache.delete(record.guid);
   const fail = (error: LuminaError): AssetCookResult => {
     return { status: 'failed', reason, error, bytesIn: o.sourceSize, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0, ...materials };
   };

@@ -128,6 +128,9 @@ export class CookCache {
   private journalOps = 0;
   /** check()'s stat numbers, reused for every output. */
   private readonly stat: LstatNumbers = { mtimeMs: 0, size: 0, isFile: false };
+  /** Journal lines held by holdJournal, and how many. */
+  private held: string | undefined;
+  private heldOps = 0;
   /** The outputs statted on another thread for one pass (prestatOutputs), by record offset. */
   private prestat: OutputPrestat | undefined;
 
@@ -286,18 +289,52 @@ export class CookCache {
     return true;
   }
 
-  /** Append one change to the journal: synchronous, so it is in the page cache before the next asset starts. */
+  /**
+   * Append one change to the journal: synchronous, so it is in the page cache before the next asset
+   * starts; while held (holdJournal), kept in order and written by flushJournal.
+   */
   private append(op: JournalOp): void {
+    const line = JSON.stringify(op) + '\n';
+    if (this.held !== undefined) {
+      this.held += line;
+      this.heldOps++;
+      return;
+    }
+    this.writeJournal(line, 1);
+  }
+
+  private writeJournal(text: string, ops: number): void {
     try {
       if (this.fd === undefined) {
         fs.mkdirSync(path.dirname(this.journalFile), { recursive: true });
         this.fd = fs.openSync(this.journalFile, 'a');
       }
-      fs.writeSync(this.fd, JSON.stringify(op) + '\n');
-      this.journalOps++;
+      const bytes = Buffer.from(text, 'utf8');
+      for (let at = 0; at < bytes.byteLength; ) at += fs.writeSync(this.fd, bytes, at, bytes.byteLength - at);
+      this.journalOps += ops;
     } catch (e) {
       throw errors.ioFailed(this.journalFile, 'write', e);
     }
+  }
+
+  /**
+   * Hold the journal's lines until flushJournal writes them in one go: a full cook settles the
+   * results of a batch of the cook workers together (their outputs are all on disk already). A
+   * kill in between loses those entries, never describes a file that is not there: their assets
+   * cook again. Nothing may overwrite an output while lines are held (a delete must be written
+   * before its overwrite).
+   */
+  holdJournal(): void {
+    this.held ??= '';
+  }
+
+  /** Write the held lines (one write) and append directly again. */
+  flushJournal(): void {
+    const text = this.held;
+    const ops = this.heldOps;
+    this.held = undefined;
+    this.heldOps = 0;
+    if (text) this.writeJournal(text, ops);
   }
 
   get size(): number {

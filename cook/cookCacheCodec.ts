@@ -22,8 +22,25 @@ const FLAG_TEXTURE = 1;
 const FLAG_CLASSES = 2;
 const FLAG_COOK_MS = 4;
 
-const HEX16 = /^[0-9a-f]{16}$/;
-const HEX32 = /^[0-9a-f]{32}$/;
+
+/** A lowercase hex digit's value, or -1. */
+function hexDigit(c: number): number {
+  return c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+}
+
+/**
+ * Write `s` (an even number of lowercase hex digits, /^[0-9a-f]*$/) as bytes at `at`; false, with
+ * whatever it wrote of them to be overwritten, when `s` is not that.
+ */
+function hexInto(b: Buffer, at: number, s: string): boolean {
+  for (let k = 0; k < s.length; k += 2) {
+    const hi = hexDigit(s.charCodeAt(k));
+    const lo = hexDigit(s.charCodeAt(k + 1));
+    if (hi < 0 || lo < 0) return false;
+    b[at + (k >> 1)] = (hi << 4) | lo;
+  }
+  return true;
+}
 
 /** Strings shared by many entries (part names, class names), stored once per snapshot. */
 export class StringTable {
@@ -97,12 +114,11 @@ class RecordWriter {
   }
   str(s: string | undefined, shared = false): void {
     if (s === undefined) return this.u8(TAG_ABSENT);
-    if (s.length === 16 && HEX16.test(s)) {
-      this.u8(TAG_HEX16);
-      this.at += this.b.write(s, this.at, 8, 'hex');
-    } else if (s.length === 32 && HEX32.test(s)) {
-      this.u8(TAG_HEX32);
-      this.at += this.b.write(s, this.at, 16, 'hex');
+    // A hash (16 or 32 lowercase hex digits) as its bytes, written here: Buffer's hex write (and a
+    // pattern test before it) for each of an entry's four or five hashes was most of writeEntry.
+    if ((s.length === 16 || s.length === 32) && hexInto(this.b, this.at + 1, s)) {
+      this.b[this.at] = s.length === 16 ? TAG_HEX16 : TAG_HEX32;
+      this.at += 1 + s.length / 2;
     } else if (shared) {
       this.u8(TAG_TABLE);
       this.u32(this.table.id(s));
@@ -204,8 +220,9 @@ class RecordReader {
 function maxRecordBytes(guid: string, e: CacheEntry): number {
   let n = 4 + 64 + 8 * 5 + 16;
   n += 4 * (guid.length + e.key.length + e.cookedFile.length + e.xxh64.length + (e.cookedXxh64?.length ?? 0)) + 5 * 5;
-  for (const [k, v] of Object.entries(e.parts)) n += 10 + 4 * (k.length + (v?.length ?? 0));
-  for (const c of e.classes ?? []) n += 5 + 4 * c.length;
+  const parts = e.parts as Record<string, string | undefined>;
+  for (const k in parts) n += 10 + 4 * (k.length + (parts[k]?.length ?? 0));
+  if (e.classes) for (const c of e.classes) n += 5 + 4 * c.length;
   return n;
 }
 
@@ -214,9 +231,14 @@ export function writeEntry(arena: Arena, table: StringTable, guid: string, e: Ca
   const w = new RecordWriter(arena, table, maxRecordBytes(guid, e));
   w.str(guid);
   w.str(e.key);
-  const parts = Object.entries(e.parts).filter((p): p is [string, string] => typeof p[1] === 'string');
-  w.u8(parts.length);
-  for (const [k, v] of parts) {
+  // The parts that have a value, in their order (no array of pairs per entry).
+  const parts = e.parts as Record<string, string | undefined>;
+  let count = 0;
+  for (const k in parts) if (typeof parts[k] === 'string') count++;
+  w.u8(count);
+  for (const k in parts) {
+    const v = parts[k];
+    if (typeof v !== 'string') continue;
     w.str(k, true);
     w.str(v, true);
   }

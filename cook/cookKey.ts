@@ -90,7 +90,10 @@ export function settingsHashes(config: Pick<ProjectConfig, 'cook' | 'textures'>)
 
 /** Hash parts in their declared order into a key. */
 export function keyOfParts(parts: CookKeyParts): string {
-  return hashString(Object.entries(parts).map(([k, v]) => `${k}=${v}`).join('\n'));
+  // `k=v` lines in the parts' own order (Object.entries' order), without an array per part.
+  let text = '';
+  for (const k in parts) text += `${text === '' ? '' : '\n'}${k}=${parts[k as CookKeyPart]}`;
+  return hashString(text);
 }
 
 const FORMAT_PART = String(COOK_FORMAT_VERSION);

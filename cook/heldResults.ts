@@ -36,7 +36,30 @@ const F_COOKED = 4;
 const F_COUNT = 5;
 
 const IDENTITY_RE = /^([0-9a-f]{8})([0-9a-f]{8}):(\d+):(\d+)$/;
-const HEX_RE = /^([0-9a-f]{8})([0-9a-f]{8})$/;
+
+/** The 8 lowercase hex digits of `s` from `at` as a u32, or -1 when they are not that. */
+function hexWord(s: string, at: number): number {
+  let v = 0;
+  for (let k = at; k < at + 8; k++) {
+    const c = s.charCodeAt(k);
+    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/** The decimal digits of `s` in [from, to) (at most 15, so exact) as a number, or -1 when they are not digits or have a leading zero. */
+function decimal(s: string, from: number, to: number): number {
+  if (to <= from || (s.charCodeAt(from) === 0x30 && to - from > 1)) return -1;
+  let v = 0;
+  for (let k = from; k < to; k++) {
+    const c = s.charCodeAt(k);
+    if (c < 0x30 || c > 0x39) return -1;
+    v = v * 10 + (c - 0x30);
+  }
+  return v;
+}
 
 /** The fields of a result an asset's report is made of (see `brief`). */
 export type AssetReportFields = Pick<AssetCookResult, 'status' | 'reason' | 'ms' | 'bytesIn' | 'bytesOut' | 'error'>;
@@ -124,28 +147,58 @@ export class HeldResults {
       else this.oddOutput.set(i, r.output);
     }
     if (r.identity !== undefined) {
-      const m = IDENTITY_RE.exec(r.identity);
-      // Packed only when it prints back exactly (no leading zeros, sizes that are safe integers).
-      if (m && `${m[3]}` === String(Number(m[3])) && `${m[4]}` === String(Number(m[4]))) {
-        f |= IDENTITY_PACKED;
-        this.hashes[i * 4] = parseInt(m[1], 16);
-        this.hashes[i * 4 + 1] = parseInt(m[2], 16);
-        this.nums[nums + F_RAW] = Number(m[3]);
-        this.nums[nums + F_COOKED] = Number(m[4]);
-      } else this.oddIdentity.set(i, r.identity);
+      if (this.packIdentity(i, r.identity)) f |= IDENTITY_PACKED;
+      else this.oddIdentity.set(i, r.identity);
     }
     if (r.cookedXxh64 !== undefined) {
-      const m = HEX_RE.exec(r.cookedXxh64);
-      if (m) {
+      const c = r.cookedXxh64;
+      const hi = c.length === 16 ? hexWord(c, 0) : -1;
+      const lo = hi < 0 ? -1 : hexWord(c, 8);
+      if (lo >= 0) {
         f |= COOKED_XXH;
-        this.hashes[i * 4 + 2] = parseInt(m[1], 16);
-        this.hashes[i * 4 + 3] = parseInt(m[2], 16);
-      } else this.oddCookedXxh64.set(i, r.cookedXxh64);
+        this.hashes[i * 4 + 2] = hi;
+        this.hashes[i * 4 + 3] = lo;
+      } else this.oddCookedXxh64.set(i, c);
     }
     if (r.error !== undefined) this.errors.set(i, r.error);
     if (r.bytes !== undefined) this.held.set(i, r.bytes);
     this.flags[i] = f;
     return this;
+  }
+
+  /**
+   * Pack an identity `<16 hex>:<raw size>:<cooked size>` into slot i, only when it prints back
+   * exactly (lowercase hex, sizes without leading zeros that are safe integers). Read by hand, not
+   * by IDENTITY_RE: a first cook sets every asset's result, and the match array and its four
+   * strings were most of `set`. Sizes of more than 15 digits take the expression's way.
+   */
+  private packIdentity(i: number, id: string): boolean {
+    const n = id.length;
+    let raw = -1;
+    let cooked = -1;
+    let hi = -1;
+    let lo = -1;
+    const second = n > 19 && id.charCodeAt(16) === 0x3a ? id.indexOf(':', 17) : -1;
+    if (second > 17 && second < n - 1 && second - 17 <= 15 && n - second - 1 <= 15) {
+      hi = hexWord(id, 0);
+      lo = hi < 0 ? -1 : hexWord(id, 8);
+      raw = lo < 0 ? -1 : decimal(id, 17, second);
+      cooked = raw < 0 ? -1 : decimal(id, second + 1, n);
+    } else {
+      const m = IDENTITY_RE.exec(id);
+      if (m && `${m[3]}` === String(Number(m[3])) && `${m[4]}` === String(Number(m[4]))) {
+        hi = parseInt(m[1], 16);
+        lo = parseInt(m[2], 16);
+        raw = Number(m[3]);
+        cooked = Number(m[4]);
+      }
+    }
+    if (cooked < 0) return false;
+    this.hashes[i * 4] = hi;
+    this.hashes[i * 4 + 1] = lo;
+    this.nums[i * F_COUNT + F_RAW] = raw;
+    this.nums[i * F_COUNT + F_COOKED] = cooked;
+    return true;
   }
 
   /**

@@ -46,16 +46,28 @@ export interface CookPoolOptions {
   exitOn?: string;
 }
 
+/**
+ * Where the results of `submit`ted jobs go: called once per answered batch with the tokens of its
+ * jobs that named this sink and their results, in the same order (and once per job when a job ends
+ * without a batch answer: a worker that died on it, the pool closing).
+ */
+export type JobSink = (tokens: readonly number[], results: readonly JobResult[]) => void;
+
+/** Every job has every field (one object shape for the hot paths); `resolve` or `sink` says where its result goes. */
 interface Job {
   file: string;
   output: string;
   packagePath: string | undefined;
   size: number;
   /** The file's bytes when the caller has them (a cold scan read them): transferred, not read again. */
-  source?: Uint8Array;
-  resolve: (r: JobResult) => void;
+  source: Uint8Array | undefined;
+  /** `cook`'s promise. */
+  resolve: ((r: JobResult) => void) | undefined;
+  /** `submit`'s sink and the caller's token for this job. */
+  sink: JobSink | undefined;
+  token: number;
   /** Already retried alone after a worker died in its batch. */
-  alone?: boolean;
+  alone: boolean;
 }
 
 /** A batch of a registry scan's reads. */
@@ -132,9 +144,28 @@ export class CookPool implements ScanReaders {
   cook(file: string, output: string, sizeHint = 0, packagePath?: string, source?: Uint8Array): Promise<JobResult> {
     if (this.closed) return Promise.resolve({ outcome: stopped(file, 'the cook pool is closed') });
     return new Promise<JobResult>((resolve) => {
-      this.queue.push(source === undefined ? { file, output, packagePath, size: sizeHint, resolve } : { file, output, packagePath, size: sizeHint, resolve, source });
+      this.queue.push({ file, output, packagePath, size: sizeHint, source, resolve, sink: undefined, token: 0, alone: false });
       this.schedule();
     });
+  }
+
+  /**
+   * `cook` without a promise per file: the result goes to `sink` with `token`, together with those
+   * of the other jobs of its batch that name the same sink (a full cook's loop handles a batch's
+   * results in one go). Never fails: a failure is an outcome, a closed pool answers at once.
+   */
+  submit(file: string, output: string, sizeHint: number, packagePath: string | undefined, source: Uint8Array | undefined, sink: JobSink, token: number): void {
+    if (this.closed) {
+      sink([token], [{ outcome: stopped(file, 'the cook pool is closed') }]);
+      return;
+    }
+    this.queue.push({ file, output, packagePath, size: sizeHint, source, resolve: undefined, sink, token, alone: false });
+    this.schedule();
+  }
+
+  /** Jobs waiting for a worker (not yet sent). */
+  get waiting(): number {
+    return this.queue.length;
   }
 
   /**
@@ -173,10 +204,10 @@ export class CookPool implements ScanReaders {
       s.dead = true;
       for (const b of s.batches) {
         b.scan?.reject(closed);
-        for (const j of b.jobs) j.resolve({ outcome: stopped(j.file, 'the cook stopped') });
+        for (const j of b.jobs) answer(j, { outcome: stopped(j.file, 'the cook stopped') });
       }
     }
-    for (const j of this.queue.splice(0)) j.resolve({ outcome: stopped(j.file, 'the cook stopped') });
+    for (const j of this.queue.splice(0)) answer(j, { outcome: stopped(j.file, 'the cook stopped') });
     for (const r of this.scanQueue.splice(0)) r.reject(closed);
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
@@ -283,7 +314,7 @@ export class CookPool implements ScanReaders {
       this.scanBatches++;
       batch.scan?.resolve(m.answer);
     }
-    else batch.jobs.forEach((j, k) => j.resolve(m.results[k]));
+    else deliver(batch.jobs, m.results);
     this.dispatch();
   }
 
@@ -303,7 +334,7 @@ export class CookPool implements ScanReaders {
     slot.batches = [];
     const retry: Job[] = [];
     for (const j of cooking?.jobs ?? []) {
-      if (j.alone) j.resolve({ outcome: stopped(j.file, `the cook worker stopped while cooking this file (${why})`) });
+      if (j.alone) answer(j, { outcome: stopped(j.file, `the cook worker stopped while cooking this file (${why})`) });
       else retry.push({ ...j, alone: true });
     }
     // Retried first, in order: the batch that was cooking file by file, then the ones queued behind it.
@@ -311,6 +342,35 @@ export class CookPool implements ScanReaders {
     this.schedule();
     if (this.scanQueue.length > 0) this.dispatch();
   }
+}
+
+/** One job's result, to its promise or its sink. */
+function answer(j: Job, r: JobResult): void {
+  if (j.sink !== undefined) j.sink([j.token], [r]);
+  else j.resolve!(r);
+}
+
+/** A batch's results: each `cook` job's to its promise, the `submit` jobs' to their sink in one call per run of the same sink. */
+function deliver(jobs: readonly Job[], results: readonly JobResult[]): void {
+  let sink: JobSink | undefined;
+  let tokens: number[] = [];
+  let outs: JobResult[] = [];
+  for (let k = 0; k < jobs.length; k++) {
+    const j = jobs[k];
+    if (j.sink === undefined) {
+      j.resolve!(results[k]);
+      continue;
+    }
+    if (j.sink !== sink) {
+      if (sink !== undefined) sink(tokens, outs);
+      sink = j.sink;
+      tokens = [];
+      outs = [];
+    }
+    tokens.push(j.token);
+    outs.push(results[k]);
+  }
+  if (sink !== undefined) sink(tokens, outs);
 }
 
 function stopped(file: string, why: string): PackageCookOutcome {

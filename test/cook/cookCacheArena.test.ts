@@ -1,6 +1,10 @@
-/** The cook cache's record arena grows by doubling while small and by an eighth once large. */
+/**
+ * The cook cache's record arena grows by doubling while small and by an eighth once large; a
+ * record reads back as written, a hash as its bytes and any other string as itself.
+ */
 import { describe, expect, it } from 'vitest';
-import { Arena } from '../../cook/cookCacheCodec.js';
+import type { CacheEntry } from '../../cook/cookCache.js';
+import { Arena, readEntry, StringTable, writeEntry } from '../../cook/cookCacheCodec.js';
 
 describe('cook cache arena', () => {
   it('doubles while small and keeps what it held', () => {
@@ -23,5 +27,41 @@ describe('cook cache arena', () => {
     b.reserve(10 << 20);
     expect(b.buf.byteLength).toBeGreaterThanOrEqual(42 << 20);
     expect(b.buf.byteLength).toBeLessThan(48 << 20);
+  });
+
+  it('a record reads back as written: 16 and 32 lowercase hex digits as their bytes, every other string as itself', () => {
+    const arena = new Arena();
+    const table = new StringTable();
+    const hex16 = '0123456789abcdef';
+    const hex32 = 'fedcba9876543210ffffffffffffffff';
+    const entry = (over: Partial<CacheEntry>): CacheEntry => ({
+      key: hex16,
+      parts: { content: hex16, format: '1', settings: hex32, encoder: 'e:2' },
+      cookedFile: 'Game/A.lasset',
+      cookedSize: 10,
+      cookedMtimeMs: 1234.5,
+      rawSize: 9,
+      xxh64: hex16,
+      cookedXxh64: 'a0a1a2a3a4a5a6a7',
+      sourceSize: 8,
+      strippedExports: 1,
+      nulledRefs: 2,
+      texture: true,
+      classes: ['C', '0123456789abcdef'],
+      cookMs: 3,
+      ...over,
+    });
+    const forms = [
+      entry({}),
+      // Near misses stay strings: upper case, a non-hex digit, one digit short or long, odd lengths.
+      entry({ key: '0123456789ABCDEF', xxh64: '0123456789abcdeg', cookedXxh64: '0123456789abcde', parts: { content: '0123456789abcdef0', format: 'g'.repeat(32) } }),
+      entry({ key: 'FEDCBA9876543210ffffffffffffffff', xxh64: '', cookedXxh64: undefined, classes: undefined, cookMs: undefined, texture: false }),
+    ];
+    const at = forms.map((e, i) => writeEntry(arena, table, `guid-${i}`, e));
+    expect(at.map((o) => readEntry(arena.buf, table, o))).toEqual(forms);
+    // The first record's key: tag 0, then its 8 bytes (after the record length and the GUID).
+    const guidEnd = at[0] + 4 + 1 + 4 + 'guid-0'.length;
+    expect(arena.buf[guidEnd]).toBe(0);
+    expect(arena.buf.subarray(guidEnd + 1, guidEnd + 9).toString('hex')).toBe(hex16);
   });
 });

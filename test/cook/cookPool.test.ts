@@ -6,8 +6,12 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import fs from 'node:fs';
 import { Cooker } from '../../cook/Cooker.js';
+import { JOURNAL_FILE_NAME } from '../../cook/cookCache.js';
+import { CookPool, type JobResult } from '../../cook/pool/CookPool.js';
+import { DEFAULTS } from '../../config/defaults.js';
 import { generateProject } from '../../samples/index.js';
 import { encodeProperties } from '../../src/format/properties.js';
 import { hard, prop } from '../../src/format/packageBuilder.js';
@@ -194,5 +198,88 @@ describe('cook worker pool', () => {
     const y = await outputBytes(fresh);
     expect([...y.keys()]).toEqual([...x.keys()]);
     expect([...x.keys()].filter((k) => !x.get(k)!.equals(y.get(k)!))).toEqual([]);
+  });
+
+  it('submit: the results of a batch reach the sink in one call, every job once, the same outcomes as cook()', async () => {
+    const dir = await tempDir('lumina-pool-submit-');
+    dirs.push(dir);
+    await generateProject({ out: dir, assets: 200, seed: 3, textureEncoder: 'rgba8' });
+    const files = (await fsp.readdir(path.join(dir, 'Content'), { recursive: true })).filter((f) => f.endsWith('.lasset')).sort().slice(0, 90);
+    expect(files.length).toBe(90);
+    const settings = { editorOnlyClassPrefixes: [], compressionLevel: 6, textures: { ...DEFAULTS.textures, encoder: 'rgba8' as const }, onCookFailure: 'fail' as const, schemasDir: path.join(dir, 'Schemas') };
+    const pool = new CookPool({ workers: 2, settings });
+    try {
+      const calls: number[] = [];
+      const got = new Map<number, JobResult>();
+      await new Promise<void>((done) => {
+        const sink = (tokens: readonly number[], results: readonly JobResult[]) => {
+          calls.push(tokens.length);
+          expect(results.length).toBe(tokens.length);
+          tokens.forEach((t, k) => {
+            expect(got.has(t)).toBe(false);
+            got.set(t, results[k]);
+          });
+          if (got.size === files.length) done();
+        };
+        files.forEach((f, i) => pool.submit(path.join(dir, 'Content', f), path.join(dir, 'out-a', f), 0, undefined, undefined, sink, 1000 + i));
+      });
+      // Batched: far fewer calls than jobs, none empty.
+      expect(calls.length).toBeLessThan(files.length / 4);
+      expect(calls.every((n) => n > 0)).toBe(true);
+      expect([...got.keys()].sort((a, b) => a - b)).toEqual(files.map((_, i) => 1000 + i));
+      // The same outcome as a job through cook() (its own promise), file by file.
+      const one = await Promise.all(files.map((f) => pool.cook(path.join(dir, 'Content', f), path.join(dir, 'out-b', f))));
+      const brief = (r: JobResult) => ('outcome' in r ? { status: r.outcome.status, hash: r.outcome.contentHash, raw: r.outcome.rawXxh64, cooked: r.written?.cookedXxh64 } : r);
+      expect(files.map((_, i) => brief(got.get(1000 + i)!))).toEqual(one.map(brief));
+      expect(one.filter((r) => !('outcome' in r) || r.outcome.status !== 'cooked').map((r) => ('outcome' in r ? r.outcome.error : r))).toEqual([]);
+    } finally {
+      await pool.close();
+    }
+    // A closed pool answers at once, through the sink.
+    const late: JobResult[] = [];
+    pool.submit(path.join(dir, 'Content', files[0]), path.join(dir, 'out-c', files[0]), 0, undefined, undefined, (_, r) => late.push(...r), 7);
+    expect(late.map((r) => 'outcome' in r && r.outcome.status)).toEqual(['failed']);
+  });
+
+  it('a first cook journals the results of a batch in one write: every finished asset once, in fewer writes than assets', async () => {
+    const dir = await tempDir('lumina-pool-journal-');
+    dirs.push(dir);
+    await generateProject({ out: dir, assets: 300, seed: 13, textureEncoder: 'rgba8' });
+    const journal = path.join(dir, 'Intermediates', JOURNAL_FILE_NAME);
+    const writes: string[] = [];
+    const real = fs.writeSync;
+    const spy = vi.spyOn(fs, 'writeSync').mockImplementation(((fd: number, data: unknown, ...rest: unknown[]) => {
+      // Only the journal's appends (the cook cache holds it open for appending).
+      let target = '';
+      try {
+        target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        // not a descriptor we can name
+      }
+      if (target === journal) writes.push(Buffer.isBuffer(data) || data instanceof Uint8Array ? Buffer.from(data as Uint8Array).toString('utf8', (rest[0] as number) ?? 0) : String(data));
+      return (real as (...a: unknown[]) => number)(fd, data, ...rest);
+    }) as typeof fs.writeSync);
+    let summary;
+    try {
+      const cooker = await Cooker.open({ projectDir: dir, remoteCache: false });
+      try {
+        // No paks: the cook cache is not folded by them, so the journal keeps what the loop wrote.
+        summary = await cooker.cook({ report: false, paks: false });
+      } finally {
+        cooker.close();
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    expect(summary.ok).toBe(true);
+    const lines = writes.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { s?: string });
+    const set = lines.filter((l) => l.s !== undefined).map((l) => l.s!);
+    // Each cooked asset once (packages and text assets alike).
+    expect(new Set(set).size).toBe(set.length);
+    expect(set.length).toBe(summary.cooked);
+    // The packages came back from the workers in batches, each batch's lines in one write.
+    const packages = summary.assetReports.filter((a) => a.file.endsWith('.lasset')).length;
+    expect(packages).toBeGreaterThan(100);
+    expect(writes.length).toBeLessThan(set.length - packages / 2);
   });
 });

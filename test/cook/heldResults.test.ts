@@ -57,6 +57,34 @@ describe('HeldResults', () => {
     expect(held.get(g(1))).toBeUndefined();
   });
 
+  it('packs exactly the identities that print back as they were, and keeps every other form as its string', () => {
+    const forms = [
+      '0123456789abcdef:0:0',
+      'ffffffffffffffff:999999999999999:1',
+      // More than 15 digits: still packed when they print back (a safe integer), else kept.
+      '0123456789abcdef:9007199254740991:12',
+      '0123456789abcdef:9007199254740993:12',
+      '0123456789abcdef:1e3:5',
+      '0123456789ABCDEF:1:2',
+      '0123456789abcdeg:1:2',
+      '0123456789abcdef:01:2',
+      '0123456789abcdef:1:',
+      '0123456789abcdef::1',
+      '0123456789abcdef:1:2:3',
+      '0123456789abcdef-1:2',
+      '0123456789abcde:1:2',
+      'verbatim:0123456789abcdef:99',
+    ];
+    const many = forms.map((_, n) => ({ record: { guid: g(100 + n), virtualPath: `/Game/B/F${n}.lasset` } }));
+    const held = new HeldResults(many, cookedDir);
+    const hashes = ['0123456789abcdef', 'FFFFFFFFFFFFFFFF', '0123456789abcde', 'x123456789abcdef'];
+    forms.forEach((identity, n) => held.set(g(100 + n), { ...base, status: 'cooked', reason: 'new', output: '/o', identity, cookedXxh64: hashes[n % hashes.length] }));
+    expect(forms.map((_, n) => held.get(g(100 + n))!.identity)).toEqual(forms);
+    expect(forms.map((_, n) => held.identity(g(100 + n)))).toEqual(forms);
+    expect(forms.map((_, n) => held.get(g(100 + n))!.cookedXxh64)).toEqual(forms.map((_, n) => hashes[n % hashes.length]));
+    expect(held.cookedXxh64Is(g(100), 0x01234567, 0x89abcdef)).toBe(true);
+  });
+
   it('has no slot for an asset outside the cook', () => {
     const held = new HeldResults(assets, cookedDir);
     expect(held.has(g(9))).toBe(false);

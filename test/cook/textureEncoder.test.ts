@@ -18,7 +18,7 @@ import { decodeExport, parsePackage } from '../../src/format/packageReader.js';
 import { initHash } from '../../src/util/hash.js';
 import { encodePng } from '../../samples/generate/png.js';
 import { processGone, readPids, waitFor } from '../helpers/processes.js';
-import { asset, g, tempDir, writeProject } from './helpers.js';
+import { asset, g, tempDir, writeFixture, writeProject } from './helpers.js';
 
 const REAL = findBasisu().path;
 beforeAll(initHash);
@@ -92,6 +92,21 @@ describe.skipIf(REAL === null)('the texture encoder in the cook key', () => {
     await setTextures(dir, { etc1sQuality: 200, encoderPath: 'basisu-wrapper.sh' });
     expect(await cookProject({ projectDir: dir })).toMatchObject({ ok: true, cooked: 3, recooked: { encoder: 3 } });
     expect(await cookedFormat(dir, 'Textures/T_Rock_D.lasset')).toBe('KTX2_ETC1S');
+  });
+
+  it('a texture export in a package of another class (the worker sends it back) is cooked with basisu on the main thread', async () => {
+    const dir = await project();
+    // A material whose package also holds a texture: its class says nothing of it, so it goes to a
+    // cook worker, which finds the texture and hands the package back to the main thread's encoder.
+    const tex = texture(g(7), 'T_Inner', 'Default', 40).exports[0];
+    await writeFixture(dir, 'Content/Materials/M_Rock.lasset', { imports: [], exports: [{ guid: g(6), name: 'M_Rock', className: '/Script/Engine.CMaterial' }, tex] });
+    await writeFixture(dir, 'Content/Maps/Main.lasset', asset(g(1), 'Main', { className: '/Script/Engine.CWorld', imports: [hard(g(2)), hard(g(3)), hard(g(4)), hard(g(5)), hard(g(6))] }));
+    const first = await cookProject({ projectDir: dir, report: false });
+    expect(first).toMatchObject({ ok: true, cooked: 6, failed: 0, problems: [] });
+    const rel = 'Materials/M_Rock.lasset';
+    const pkg = parsePackage(await decodeCooked(await fsp.readFile(path.join(dir, 'Saved/Cooked/Game', rel)), rel), rel);
+    expect(decodeExport(pkg, 1).find((p) => p.name === 'Format')?.value).toBe('KTX2_ETC1S');
+    expect(await cookProject({ projectDir: dir, report: false })).toMatchObject({ cooked: 0, cached: 6 });
   });
 
   it('a texture that fell back to RGBA8 is never cached: warned on every cook, KTX2 once basisu runs again', async () => {
