@@ -90,9 +90,13 @@ export class BinaryReader {
     if (this.pos + 8 <= this.bytes.byteLength) {
       const hi = this.view.getInt32(this.pos + 4, true);
       if (hi > -0x200000 && hi < 0x200000) {
-        const v = hi * 0x1_0000_0000 + this.view.getUint32(this.pos, true);
+        const lo = this.view.getUint32(this.pos, true);
         this.pos += 8;
-        return v;
+        // A small value as a small integer, whichever tier computed it: the optimized code's
+        // float sum came back boxed while the interpreter's was not, and objects holding these
+        // (export entries) changed field representation mid-cook, deoptimizing their readers.
+        if (hi === 0 && lo <= 0x3fffffff) return lo | 0;
+        return hi * 0x1_0000_0000 + lo;
       }
     }
     const at = this.pos;

@@ -19,7 +19,8 @@ import { findAssetExport, parsePackageTables, readPackageTables } from '../forma
 import { NULL_GUID, type PackageTables } from '../format/packageTypes.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { createXxh64, hashHex, xxh64 } from '../util/hash.js';
-import type { AssetRecord } from './types.js';
+import type { AssetDependency, AssetRecord } from './types.js';
+import { dependencyList } from './dependencyList.js';
 import { SIDECAR_EXT, statOrNull, type FileStat } from './walkMount.js';
 import { readAt } from '../util/readAt.js';
 
@@ -32,6 +33,13 @@ const pool: Buffer[] = [];
  * The same number, as V8's small integer when it is one: the walk's sizes arrive as heap numbers
  * (read from a Float64Array), and a record and its entry each kept a 16-byte box for theirs.
  */
+/** The imports as a record's dependency list (one array kind for every record: dependencyList.ts). */
+function dependenciesOf(imports: ReadonlyArray<{ guid: string; type: AssetDependency['type'] }>): AssetDependency[] {
+  const list = dependencyList(imports.length);
+  for (let i = 0; i < imports.length; i++) list[i] = { guid: imports[i].guid, type: imports[i].type };
+  return list;
+}
+
 function smallInt(n: number): number {
   return n >= 0 && n < 2 ** 31 ? n | 0 : n;
 }
@@ -168,7 +176,7 @@ export async function readPackageRecord(at: Located, stat: FileStat, keep?: Sour
     mount: at.mount,
     kind: 'package',
     flags: exp.assetFlags,
-    dependencies: tables.imports.map((d) => ({ guid: d.guid, type: d.type })),
+    dependencies: dependenciesOf(tables.imports),
     mtimeMs: stat.mtimeMs,
     size: smallInt(stat.size),
     hash,
@@ -237,7 +245,7 @@ export async function readTextRecord(at: Located, stat: FileStat, mint: boolean)
       mount: at.mount,
       kind: 'text',
       flags: 0,
-      dependencies: [],
+      dependencies: dependencyList(0),
       mtimeMs: stat.mtimeMs,
       size: smallInt(stat.size),
       hash,

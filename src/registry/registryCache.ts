@@ -24,6 +24,7 @@ import { errors } from '../errors.js';
 import { DependencyType } from '../format/packageTypes.js';
 import type { AssetDependency, AssetKind, AssetRecord } from './types.js';
 import type { FileStat } from './walkMount.js';
+import { dependencyList } from './dependencyList.js';
 
 export const CACHE_FILE_NAME = 'AssetRegistry.assetdb';
 const MAGIC = 0x4244414c; // 'LADB'
@@ -138,7 +139,8 @@ export function encodeRegistryCache(entries: Iterable<CacheRecord>, sealed = tru
     const key = `${r.mount}\0${dirPath}`;
     let m = mounts.get(key);
     if (!m) mounts.set(key, (m = { index: mounts.size, alias: stringOf(r.mount), dir: stringOf(dirPath), dirPath }));
-    for (const d of r.dependencies) guidOf(d.guid);
+    const deps = r.dependencies;
+    for (let k = 0; k < deps.length; k++) guidOf(deps[k].guid);
     keep[i] = 1;
     rels[i] = rel;
     rowMount[i] = m.index;
@@ -148,8 +150,14 @@ export function encodeRegistryCache(entries: Iterable<CacheRecord>, sealed = tru
     rowBytes += 4 + 2 + Buffer.byteLength(rel, 'utf8') + 8 + 8 + 8 + 4 + 4 + 4 + 1 + (r.kind === 'text' ? 16 : 0) + 4 + r.dependencies.length * 4;
   }
 
-  const stringBufs = [...strings.keys()].map((s) => Buffer.from(s, 'utf8'));
-  const size = 4 + guids.size * 16 + 4 + stringBufs.reduce((t, b) => t + 2 + b.byteLength, 0) + 4 + mounts.size * 8 + 4 + rowBytes;
+  const stringBufs: Buffer[] = [];
+  let stringBytes = 0;
+  for (const s of strings.keys()) {
+    const b = Buffer.from(s, 'utf8');
+    stringBufs.push(b);
+    stringBytes += 2 + b.byteLength;
+  }
+  const size = 4 + guids.size * 16 + 4 + stringBytes + 4 + mounts.size * 8 + 4 + rowBytes;
   const out = Buffer.allocUnsafe(HEADER + size + 8);
   let p = HEADER;
   p = out.writeUInt32LE(guids.size, p);
@@ -184,8 +192,9 @@ export function encodeRegistryCache(entries: Iterable<CacheRecord>, sealed = tru
       p = out.writeDoubleLE(e.sidecar?.mtimeMs ?? -1, p);
       p = out.writeDoubleLE(e.sidecar?.size ?? -1, p);
     }
-    p = out.writeUInt32LE(r.dependencies.length, p);
-    for (const d of r.dependencies) p = out.writeUInt32LE((guids.get(d.guid)! | (d.type === DependencyType.Soft ? SOFT_BIT : 0)) >>> 0, p);
+    const deps = r.dependencies;
+    p = out.writeUInt32LE(deps.length, p);
+    for (let k = 0; k < deps.length; k++) p = out.writeUInt32LE((guids.get(deps[k].guid)! | (deps[k].type === DependencyType.Soft ? SOFT_BIT : 0)) >>> 0, p);
   }
   if (p !== HEADER + size) throw new Error(`cache encoder wrote ${p - HEADER} of ${size} bytes`);
   out.writeUInt32LE(MAGIC, 0);
@@ -552,7 +561,7 @@ export function thawRecord(e: CacheEntry): AssetRecord {
   p += 9 + (e.kind === 'text' ? 16 : 0);
   const depCount = b.readUInt32LE(p);
   p += 4;
-  const dependencies = new Array<AssetDependency>(depCount);
+  const dependencies = dependencyList(depCount);
   // Allocated by the first thaw (one slot per GUID and type): an open that thaws nothing needs none.
   if (depCount > 0 && img.depObjects.length === 0) img.depObjects = new Array<AssetDependency | undefined>(img.guids.length * 2).fill(undefined);
   for (let d = 0; d < depCount; d++, p += 4) {
