@@ -1080,6 +1080,10 @@ export class Cooker {
       let waiting: Array<{ a: PlannedAsset; hit: CacheCheck & { hit: false } }> | undefined = this.pool ? undefined : [];
       // A hit read straight from its cache record into the held results (the usual case of a no-op).
       const hitView = held ? emptyHitView() : undefined;
+      // An empty cook cache (a first cook) has nothing to check: every asset is new, found
+      // without a lookup, a key-parts closure and an output path per asset. Entries it gains
+      // during the pass are of assets already past it.
+      const empty = this.cache.size === 0;
       for (const a of cookOrder(all, isMaterial)) {
         // The pass over cache hits is synchronous: it gives the loop its turns too (a daemon's
         // server, Ctrl-C), so a million-asset no-op does not hold them for seconds.
@@ -1089,7 +1093,7 @@ export class Cooker {
           if (opts.signal?.aborted) break;
         }
         // What the cache still holds is taken here and now; only the misses queue.
-        if (hitView && this.cachedHit(a.record, held!, hitView)) {
+        if (!empty && hitView && this.cachedHit(a.record, held!, hitView)) {
           summary.cached++;
           summary.bytesIn += hitView.sourceSize;
           summary.bytesOut += hitView.cookedSize;
@@ -1097,7 +1101,7 @@ export class Cooker {
           summary.nulledRefs += hitView.nulledRefs;
           continue;
         }
-        const hit = this.cachedAsset(a.record, !opts.shard);
+        const hit = empty ? NEW_ASSET : this.cachedAsset(a.record, !opts.shard);
         if (!('hit' in hit)) {
           results.set(a.record.guid, hit);
           tally(summary, hit);
@@ -1474,6 +1478,9 @@ function tally(s: CookSummary, r: AssetCookResult): void {
   s.bytesIn += r.bytesIn;
   s.bytesOut += r.bytesOut;
 }
+
+/** The cache check of every asset of a cook whose cache is empty. */
+const NEW_ASSET: CacheCheck & { hit: false } = Object.freeze({ hit: false, reason: 'new' });
 
 /** A package waiting for room among the pooled jobs in flight (fullCook). */
 interface PooledWait {
