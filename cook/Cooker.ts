@@ -983,29 +983,33 @@ export class Cooker {
         pooledIdle = undefined;
       }
     };
+    /** A cooked asset's result, taken into the results and the summary (every path below). */
+    const took = (record: AssetRecord, res: AssetCookResult): void => {
+      results.set(record.guid, res);
+      if (record.kind === 'package') missed.push(record.guid);
+      tally(summary, res);
+    };
+    /** An asset done, cooked or failed: the last material one starts the warm shader compiles. */
+    const assetDone = (material: boolean): void => {
+      if (material && --materialsLeft === 0) startWarm();
+    };
     const finishPooled = (job: PooledJob, r: JobResult): void => {
       const record = job.a.record;
       if ('needsMain' in r) {
         // A package holding a texture its class did not announce (basisu): cooked on this thread after all.
         void queue.add(async () => {
           try {
-            const res = this.settle(record, await cookPackageAsset(record, this.ctx, job.hit), problems);
-            results.set(record.guid, res);
-            missed.push(record.guid);
-            tally(summary, res);
+            took(record, this.settle(record, await cookPackageAsset(record, this.ctx, job.hit), problems));
           } finally {
-            if (job.material && --materialsLeft === 0) startWarm();
+            assetDone(job.material);
           }
         });
         return;
       }
       try {
-        const res = this.settle(record, commitPackageOutcome(record, this.ctx, job.hit.reason, r.outcome, job.t0, r.written, job.output), problems);
-        results.set(record.guid, res);
-        missed.push(record.guid);
-        tally(summary, res);
+        took(record, this.settle(record, commitPackageOutcome(record, this.ctx, job.hit.reason, r.outcome, job.t0, r.written, job.output), problems));
       } finally {
-        if (job.material && --materialsLeft === 0) startWarm();
+        assetDone(job.material);
       }
     };
     /** A batch's results (JobSink): settled in one go, their journal lines written together. */
@@ -1066,12 +1070,9 @@ export class Cooker {
               turn = performance.now();
               if (opts.signal?.aborted) return;
             }
-            const res = await this.cookAsset(a.record, problems, hit);
-            results.set(a.record.guid, res);
-            if (a.record.kind === 'package') missed.push(a.record.guid);
-            tally(summary, res);
+            took(a.record, await this.cookAsset(a.record, problems, hit));
           } finally {
-            if (material && --materialsLeft === 0) startWarm();
+            assetDone(material);
           }
         });
       };
@@ -1495,7 +1496,6 @@ interface PooledJob extends PooledWait {
   t0: number;
 }
 
-/** Where a full cook keeps each asset's result until its paks and reports are written. */
 /** A plan carried over edits that kept every planning fact (planForCook): the last cook's plan key and registry inputs, and the records changed since. */
 interface CarriedFrom {
   registryInputs: string;
@@ -1503,6 +1503,7 @@ interface CarriedFrom {
   changed: ReadonlyArray<{ before: AssetRecord; after: AssetRecord }>;
 }
 
+/** Where a full cook keeps each asset's result until its paks and reports are written. */
 interface ResultStore {
   get(guid: string): AssetCookResult | undefined;
   set(guid: string, r: AssetCookResult): unknown;
