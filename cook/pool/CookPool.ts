@@ -163,11 +163,6 @@ export class CookPool implements ScanReaders {
     this.schedule();
   }
 
-  /** Jobs waiting for a worker (not yet sent). */
-  get waiting(): number {
-    return this.queue.length;
-  }
-
   /**
    * Start every worker now, before any request: a cold cook calls this before its registry scan,
    * so the workers load their modules while this thread scans instead of after the plan.
