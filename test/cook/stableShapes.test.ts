@@ -18,7 +18,7 @@ import { decodeNativeTail } from '../../src/format/nativeTail.js';
 import { decodeExportData, exportContext, parsePackage } from '../../src/format/packageReader.js';
 import { loadSchemas } from '../../src/schemas/loadSchemas.js';
 import { initHash } from '../../src/util/hash.js';
-import { SAMPLE_PROJECT } from '../helpers/sampleProject.js';
+import { SAMPLE_PROJECT, sampleSourceFiles } from '../helpers/sampleProject.js';
 
 v8.setFlagsFromString('--allow-natives-syntax');
 // Compiled after the flag is set, so V8 accepts the intrinsic.
@@ -28,11 +28,8 @@ const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: objec
 const WARM = 1500;
 
 const schemas = loadSchemas(path.join(SAMPLE_PROJECT, 'Schemas'));
-const files = (fs.readdirSync(SAMPLE_PROJECT, { recursive: true, encoding: 'utf8' }) as string[])
-  .filter((f) => f.endsWith('.lasset'))
-  .sort()
-  .map((f) => path.join(SAMPLE_PROJECT, f));
-const packages = files.map((file) => ({ file, bytes: fs.readFileSync(file) }));
+// The sources only: after `npm run cook:sample`, Saved/Cooked holds cooked .lasset files too.
+const packages = sampleSourceFiles('.lasset').map((file) => ({ file, bytes: fs.readFileSync(file) }));
 const parsed = packages.map((p) => parsePackage(p.bytes, p.file));
 const textures = packages.filter((_, i) => parsed[i].exports.some((e) => e.className === TEXTURE_CLASS));
 const plain = packages.filter((_, i) => !parsed[i].exports.some((e) => e.className === TEXTURE_CLASS) && !parsed[i].warnings);
