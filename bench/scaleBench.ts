@@ -121,16 +121,32 @@ async function changeOneFile(project: string): Promise<string> {
   return file;
 }
 
+const OUTPUT_DIRS = ['Saved', 'Intermediates'];
+
 /** Move a cooked project's `Saved` and `Intermediates` into a sibling folder, for a cold cook. */
 async function moveOutputAside(project: string): Promise<string> {
   const aside = `${project}.aside-${process.pid}-${Date.now()}`;
   await fsp.mkdir(aside);
-  for (const name of ['Saved', 'Intermediates']) {
+  for (const name of OUTPUT_DIRS) {
     await fsp.rename(path.join(project, name), path.join(aside, name)).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
     });
   }
   return aside;
+}
+
+/**
+ * Undo moveOutputAside after a cold cook that failed: its partial output goes, the kept one comes
+ * back. At 1M the kept output is an hour of cooking; a failed run must not cost it.
+ */
+async function restoreOutput(project: string, aside: string): Promise<void> {
+  for (const name of OUTPUT_DIRS) {
+    const kept = path.join(aside, name);
+    if (!fs.existsSync(kept)) continue;
+    await fsp.rm(path.join(project, name), { recursive: true, force: true });
+    await fsp.rename(kept, path.join(project, name));
+  }
+  await fsp.rm(aside, { recursive: true, force: true });
 }
 
 function loadAverage(): string {
@@ -161,6 +177,7 @@ export async function runScaleBench(opts: ScaleBenchOptions): Promise<ScaleResul
     const row = new Map<Step, Measured & { note?: string }>();
     results.set(n, row);
     let aside: string | undefined;
+    let coldOk = false;
     const step = async (name: Step, run: () => Promise<Measured & { note?: string }>) => {
       if (!opts.steps.includes(name)) return;
       opts.log(`${n} assets: ${name} (load ${loadAverage()})`);
@@ -175,7 +192,9 @@ export async function runScaleBench(opts: ScaleBenchOptions): Promise<ScaleResul
         // On a kept project (no generate step) the last run's output is moved aside, not deleted:
         // on a journal-less ext4 a create right after an rm of many files pays for the inode reuse.
         if (!opts.steps.includes('generate')) aside = await moveOutputAside(project);
-        return runCli(['cook', '--project', project, '--release', 'base']);
+        const m = await runCli(['cook', '--project', project, '--release', 'base']);
+        coldOk = m.ok;
+        return m;
       });
       await step('noop', () => runCli(['cook', '--project', project]));
       await step('one-file', async () => {
@@ -196,7 +215,7 @@ export async function runScaleBench(opts: ScaleBenchOptions): Promise<ScaleResul
     } catch (e) {
       opts.log(`  ${(e as Error).message}; the later steps of ${n} are skipped`);
     } finally {
-      if (aside) await fsp.rm(aside, { recursive: true, force: true });
+      if (aside) await (coldOk ? fsp.rm(aside, { recursive: true, force: true }) : restoreOutput(project, aside));
       if (!opts.keep && opts.steps.includes('generate')) await fsp.rm(project, { recursive: true, force: true });
     }
   }
