@@ -74,7 +74,7 @@ import { knownEntry, MATERIAL_CLASS, type MaterialsMemo, type PackageMaterials }
 import { ShaderRegistry } from '../src/registry/ShaderRegistry.js';
 import { decodeShaderCache, describePermutation, SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import { shipRelease } from './writeRelease.js';
-import { leanHeapFor } from '../src/util/leanHeap.js';
+import { leanHeapFor, leanHeapOn, leanHeapStrictFor } from '../src/util/leanHeap.js';
 import { shortRunInlining } from '../src/util/shortRunJit.js';
 import { reportFiles, writeCookReport, type ReportFiles } from './report/writeCookReport.js';
 
@@ -386,11 +386,9 @@ export class Cooker {
       bus.emit({ type: 'START', phase: 'scan' });
       const t0 = performance.now();
       const onProgress = (p: ScanProgress) => {
-        // As soon as the walk has counted a very large project, not at the cook: a cold scan's
-        // heap grows to ~1.1 GiB at a million assets, and the slack V8 leaves above it then stood
-        // under the plan (src/util/leanHeap.ts).
-        // A very large project's cook is long enough to amortize V8's own inlining budget.
-        if (leanHeapFor(p.files)) shortRunInlining(false);
+        // The scan has set the heap's level before its reads (src/util/leanHeap.ts). A very large
+        // project's cook is long enough to amortize V8's own inlining budget.
+        if (leanHeapOn()) shortRunInlining(false);
         bus.emit({ type: 'SCAN_PROGRESS', ...p });
       };
       // A cold scan reads on the cook workers, started above and idle until the plan.
@@ -403,6 +401,10 @@ export class Cooker {
       scanProblems.push(...opened.problems);
       scanMs = performance.now() - t0;
       bus.emit({ type: 'END', phase: 'scan', ms: scanMs, ok: true });
+    } else {
+      // A caller holding its registry across cooks (the daemon) lives for hours and gathers what
+      // its batches leave: strict from the start when it holds a very large project.
+      leanHeapStrictFor(registry.size ?? registry.all().length);
     }
     const shaders = await ShaderRegistry.open(config);
     const cooker = new Cooker({ config, registry, cache, shaders, ci, log, bus, store: opts.store });
@@ -796,6 +798,9 @@ export class Cooker {
     // A very large registry: V8 keeps its heap near what is live (src/util/leanHeap.ts).
     // The size without all(): a no-op on a stored plan never thaws every record.
     const registrySize = this.registry.size ?? this.registry.all().length;
+    // Lean, not strict, decides what this cook holds and keeps running: the registry (~1 GiB at a
+    // million assets) is what a large project's peak stands on, whatever this cook has to do,
+    // and both cost only in proportion to what cooks (a no-op holds and starts nothing).
     const lean = leanHeapFor(registrySize);
     if (lean) {
       log.debug({ assets: registrySize }, 'lean heap mode');
@@ -858,6 +863,10 @@ export class Cooker {
     // A shard cooks only its share of the packages; text assets are copied by the assembling cook.
     const split = opts.shard ? splitForShard(plan.packages, opts.shard, shardCostTable(config.projectDir, opts.shardCosts)) : undefined;
     const all: PlannedAsset[] = split ? split.mine : [...plan.packages, ...plan.textAssets];
+    // Strict when this cook will build a very large set of results: the packages it cooks, at most
+    // those the cook cache cannot have (a no-op or one-file cook of a million assets stays lean:
+    // strict's small young generation made that no-op 8x slower per asset).
+    if (leanHeapStrictFor((split ? split.mine.length : plan.packages.length) - this.cache.size)) log.debug({ assets: registrySize }, 'strict lean heap mode');
     // What each asset's cook left, held until the paks are written: packed as it is stored
     // (cook/heldResults.ts; a shard keeps whole results: it publishes its cache hits from these).
     const shardResults = opts.shard ? new Map<string, AssetCookResult>() : undefined;

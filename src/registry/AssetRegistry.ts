@@ -29,7 +29,7 @@ import { DependencyType } from '../format/packageTypes.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { TEMP_MARKER, writeFileAtomic } from '../util/atomicWrite.js';
 import { initHash } from '../util/hash.js';
-import { LEAN_HEAP_ASSETS } from '../util/leanHeap.js';
+import { LEAN_HEAP_ASSETS, leanHeapFor, leanHeapStrictFor } from '../util/leanHeap.js';
 import { Vfs } from '../vfs/Vfs.js';
 import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
@@ -879,6 +879,12 @@ export class AssetRegistry {
       if (f.kind === 'package' && readThreads > 0) poolFiles.push(f);
       else local.push(f);
     }
+    // Before the reads build any record: lean for a project this large, strict when this many
+    // records are built (src/util/leanHeap.ts). Then the caller hears the counts (a cook ties its
+    // own choices to the level).
+    leanHeapFor(progress.files);
+    leanHeapStrictFor(progress.toRead);
+    report(true);
     // Past LEAN_HEAP_ASSETS the caller's threads are not used: a record read on a thread is thawed
     // from its batch's image, sharing GUID strings and dependency objects only within the batch
     // (the interner shares them across all), which a million-asset cook's memory cannot spare.

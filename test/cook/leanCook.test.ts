@@ -1,10 +1,11 @@
 /**
  * A very large full cook (lean-heap mode, src/util/leanHeap.ts; forced here with
- * LUMINA_LEAN_HEAP=1 on the sample project) keeps less through its tail, where a million-asset cook
- * peaks: the mode starts at the registry scan, not at the cook; no cooked output is held for the
- * paks (the pak writer reads every one back, so it checks every one against its cook's hash); the
- * cook workers are stopped after the loop (a re-cook in the pak phase starts them again). The paks
- * and cooked files are the same bytes as a normal cook's.
+ * LUMINA_LEAN_HEAP=1 on the sample project, which is the strict level, lean included) keeps less
+ * through its tail, where a million-asset cook peaks: the mode starts at the registry scan, not at
+ * the cook; no cooked output is held for the paks (the pak writer reads every one back, so it
+ * checks every one against its cook's hash); the cook workers are stopped after the loop (a
+ * re-cook in the pak phase starts them again). Those two follow the lean level (the project's
+ * size), not strict. The paks and cooked files are the same bytes as a normal cook's.
  *
  * Lean mode stays on for the process once on (each test file runs in its own process): the
  * normal cook runs first.
@@ -17,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cooker } from '../../cook/Cooker.js';
 import { ProgressBus } from '../../src/log/events.js';
 import { initHash } from '../../src/util/hash.js';
-import { leanHeapOn } from '../../src/util/leanHeap.js';
+import { leanHeapOn, leanHeapStrictOn } from '../../src/util/leanHeap.js';
 import { outputBytes, tempDir } from './helpers.js';
 import { copySampleProject } from '../helpers/sampleProject.js';
 
@@ -76,6 +77,7 @@ describe('a lean (very large) full cook', () => {
     delete process.env.LUMINA_LEAN_HEAP;
     const { summary, workersAtPaks } = await cookDamagingRock(normalDir);
     expect(leanHeapOn()).toBe(false);
+    expect(leanHeapStrictOn()).toBe(false);
     expect(summary.ok).toBe(true);
     expect(summary.cooked).toBeGreaterThan(5);
     expect(workersAtPaks).toBeGreaterThan(0);
@@ -84,10 +86,11 @@ describe('a lean (very large) full cook', () => {
 
   it('turns lean at the scan, stops its workers after the loop, holds no output for the paks, and writes the same paks', async () => {
     process.env.LUMINA_LEAN_HEAP = '1';
-    // The scan alone turns the mode on (no cook yet).
+    // The scan alone turns the mode on (no cook yet), forced to the strict level.
     const opened = await Cooker.open({ projectDir: leanDir, remoteCache: false, lock: false });
     opened.close();
     expect(leanHeapOn()).toBe(true);
+    expect(leanHeapStrictOn()).toBe(true);
     await fsp.rm(path.join(leanDir, 'Intermediates'), { recursive: true, force: true });
 
     const { summary, workersAtPaks } = await cookDamagingRock(leanDir);
