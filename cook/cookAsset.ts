@@ -379,12 +379,15 @@ export function commitPackageOutcome(
     classes: o.classes,
     cookMs: Math.round(ms),
   }, file);
-  return {
+  // Spelled out, not spread in: every cooked package's result of a first cook comes through here
+  // (one hidden class for all of them; see cookCache.ts set).
+  const res: AssetCookResult = {
     status: 'cooked',
     reason,
     output,
     identity: identityOf(entry),
-    ...out,
+    cookedXxh64: file.cookedXxh64,
+    bytes: lckd,
     key,
     entry,
     bytesIn: o.sourceSize,
@@ -392,8 +395,9 @@ export function commitPackageOutcome(
     strippedExports: o.strippedExports,
     nulledRefs: o.nulledRefs,
     ms,
-    ...materials,
   };
+  if (o.materials) res.materials = o.materials;
+  return res;
 }
 
 /** Ship one text asset: copied byte for byte (cache first). */
