@@ -409,24 +409,45 @@ export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext, 
     const source = readSource(record.file);
     ctx.cache.delete(record.guid);
     const file = writeOutput(output, source);
-    const h = hashHex(xxh64(source));
-    const key = keyForRecord(record, ctx, false, h);
-    const ms = performance.now() - t0;
-    const entry = ctx.cache.set(record.guid, key, {
-      cookedFile: record.virtualPath.slice(1),
-      rawSize: source.byteLength,
-      xxh64: h,
-      sourceSize: source.byteLength,
-      strippedExports: 0,
-      nulledRefs: 0,
-      texture: false,
-      cookMs: Math.round(ms),
-    }, file);
-    return { status: 'cooked', reason: check.reason, output, identity: identityOf(entry), key, entry, bytesIn: source.byteLength, bytesOut: source.byteLength, strippedExports: 0, nulledRefs: 0, ms };
+    return textCopied(record, ctx, check.reason, hashHex(xxh64(source)), source.byteLength, file, output, t0);
   } catch (e) {
     ctx.cache.delete(record.guid);
-    return { status: 'failed', reason: check.reason, error: asCookError(e, record.file), bytesIn: 0, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
+    return textFailed(check.reason, asCookError(e, record.file), t0);
   }
+}
+
+/**
+ * Make a cook worker's copy of a text asset (JobResult `copied`: its output is on disk, the entry
+ * dropped before the job went out) the asset's output: cookTextAsset's cache entry and result.
+ */
+export function commitTextCopy(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, copied: number, written: WrittenOutput, output: string, t0: number): AssetCookResult {
+  try {
+    return textCopied(record, ctx, reason, written.cookedXxh64, copied, written, output, t0);
+  } catch (e) {
+    ctx.cache.delete(record.guid);
+    return textFailed(reason, asCookError(e, record.file), t0);
+  }
+}
+
+/** A text asset copied (`h`: the xxh64 of its `n` bytes, written to `output` as `file`): recorded in the cache. */
+function textCopied(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, h: string, n: number, file: WrittenFile, output: string, t0: number): AssetCookResult {
+  const key = keyForRecord(record, ctx, false, h);
+  const ms = performance.now() - t0;
+  const entry = ctx.cache.set(record.guid, key, {
+    cookedFile: record.virtualPath.slice(1),
+    rawSize: n,
+    xxh64: h,
+    sourceSize: n,
+    strippedExports: 0,
+    nulledRefs: 0,
+    texture: false,
+    cookMs: Math.round(ms),
+  }, file);
+  return { status: 'cooked', reason, output, identity: identityOf(entry), key, entry, bytesIn: n, bytesOut: n, strippedExports: 0, nulledRefs: 0, ms };
+}
+
+function textFailed(reason: RecookReason, error: LuminaError, t0: number): AssetCookResult {
+  return { status: 'failed', reason, error, bytesIn: 0, bytesOut: 0, strippedExports: 0, nulledRefs: 0, ms: performance.now() - t0 };
 }
 
 /** What identifies an output's bytes in a pak fingerprint. */

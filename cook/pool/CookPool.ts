@@ -68,6 +68,8 @@ interface Job {
   token: number;
   /** Already retried alone after a worker died in its batch. */
   alone: boolean;
+  /** A text asset, copied as it is (WorkerJob.text). */
+  text: boolean;
 }
 
 /** A batch of a registry scan's reads. */
@@ -144,7 +146,7 @@ export class CookPool implements ScanReaders {
   cook(file: string, output: string, sizeHint = 0, packagePath?: string, source?: Uint8Array): Promise<JobResult> {
     if (this.closed) return Promise.resolve({ outcome: stopped(file, 'the cook pool is closed') });
     return new Promise<JobResult>((resolve) => {
-      this.queue.push({ file, output, packagePath, size: sizeHint, source, resolve, sink: undefined, token: 0, alone: false });
+      this.queue.push({ file, output, packagePath, size: sizeHint, source, resolve, sink: undefined, token: 0, alone: false, text: false });
       this.schedule();
     });
   }
@@ -153,13 +155,14 @@ export class CookPool implements ScanReaders {
    * `cook` without a promise per file: the result goes to `sink` with `token`, together with those
    * of the other jobs of its batch that name the same sink (a full cook's loop handles a batch's
    * results in one go). Never fails: a failure is an outcome, a closed pool answers at once.
+   * `text`: a text asset, copied to `output` as it is (its result is `copied`, or a failed outcome).
    */
-  submit(file: string, output: string, sizeHint: number, packagePath: string | undefined, source: Uint8Array | undefined, sink: JobSink, token: number): void {
+  submit(file: string, output: string, sizeHint: number, packagePath: string | undefined, source: Uint8Array | undefined, sink: JobSink, token: number, text = false): void {
     if (this.closed) {
       sink([token], [{ outcome: stopped(file, 'the cook pool is closed') }]);
       return;
     }
-    this.queue.push({ file, output, packagePath, size: sizeHint, source, resolve: undefined, sink, token, alone: false });
+    this.queue.push({ file, output, packagePath, size: sizeHint, source, resolve: undefined, sink, token, alone: false, text });
     this.schedule();
   }
 
@@ -258,6 +261,7 @@ export class CookPool implements ScanReaders {
         jobs: jobs.map((j) => {
           const w: WorkerJob = { file: j.file, output: j.output };
           if (j.packagePath !== undefined) w.packagePath = j.packagePath;
+          if (j.text) w.text = true;
           if (j.source !== undefined) {
             carrier!.set(j.source, at);
             w.source = carrier!.subarray(at, at + j.source.byteLength);

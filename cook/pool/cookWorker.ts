@@ -1,7 +1,7 @@
 /**
  * A cook worker thread (started by CookPool): takes batches of package files and, for each, reads
  * the source once (or takes the bytes a cold scan already read), hashes it, parses, strips, cooks its textures (rgba8) and LCKD-encodes it
- * (cookPackageSource). It writes nothing: the outcomes go back in one message per batch, the LCKD
+ * (cookPackageSource); a text asset's job (`text`) is only copied to its output. The outcomes go back in one message per batch, the LCKD
  * bytes transferred, not copied. Batches run one after another, in order, so memory per worker is
  * one asset's at a time and the pool knows which batch a crash happened in.
  */
@@ -47,8 +47,24 @@ function failed(file: string, e: unknown, sourceSize = 0): PackageCookOutcome {
   return { status: 'failed', contentHash: '', sourceSize, rawSize: 0, strippedExports: 0, nulledRefs: 0, texture: false, warnings: [], fallbacks: [], error: asCookError(e, file).toLog() };
 }
 
-async function cookFile({ file, output, packagePath, source: given }: WorkerJob): Promise<JobResult> {
+/** A text asset's copy (cookTextAsset's read, write and hash, here instead of on the main thread). */
+function copyText(file: string, output: string): JobResult {
+  let source: Uint8Array;
+  try {
+    source = fs.readFileSync(file);
+  } catch (e) {
+    return { outcome: failed(file, errors.ioFailed(file, 'read', e)) };
+  }
+  try {
+    return { copied: source.byteLength, written: writeAssetOutput(output, source) };
+  } catch (e) {
+    return { outcome: failed(file, e) };
+  }
+}
+
+async function cookFile({ file, output, packagePath, source: given, text }: WorkerJob): Promise<JobResult> {
   if (init.exitOn !== undefined && file.endsWith(init.exitOn)) process.exit(7);
+  if (text) return copyText(file, output);
   if (settings instanceof Error) return { outcome: failed(file, settings) };
   let source: Uint8Array;
   try {

@@ -29,6 +29,8 @@ export interface WorkerJob {
   packagePath?: string;
   /** The file's whole content, read by the registry's cold scan (transferred): cooked instead of reading the file. */
   source?: Uint8Array;
+  /** A text asset: copied byte for byte (read, written, hashed), never parsed. */
+  text?: true;
 }
 
 /** `scan`: a batch of the registry's cold scan (src/registry/readPool.ts), read and answered as its own read threads do. */
@@ -40,9 +42,10 @@ export type ToWorker =
 /**
  * One job's answer: its outcome (`written`: the LCKD bytes are in the output file, with its
  * xxh64, size and mtime, so the main thread neither hashes nor stats it; a write that failed is a
- * failed outcome), or "cook it on the main thread" (a basisu texture).
+ * failed outcome), or "cook it on the main thread" (a basisu texture), or a text job's copy
+ * (`copied`: its byte count; `written.cookedXxh64` is the xxh64 of those bytes, the source's too).
  */
-export type JobResult = { outcome: PackageCookOutcome; written?: WrittenOutput } | { needsMain: true };
+export type JobResult = { outcome: PackageCookOutcome; written?: WrittenOutput } | { needsMain: true } | { copied: number; written: WrittenOutput };
 
 /** `ready`: the worker has loaded and takes messages now (a scan reads on the main thread until then). */
 export type FromWorker = { type: 'batch'; id: number; results: JobResult[] } | { type: 'scan'; id: number; answer: BatchAnswer } | { type: 'ready' };

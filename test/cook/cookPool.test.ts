@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import fs from 'node:fs';
 import { Cooker } from '../../cook/Cooker.js';
-import { JOURNAL_FILE_NAME } from '../../cook/cookCache.js';
+import { CACHE_FILE_NAME, CookCache, JOURNAL_FILE_NAME } from '../../cook/cookCache.js';
 import { CookPool, type JobResult } from '../../cook/pool/CookPool.js';
 import { DEFAULTS } from '../../config/defaults.js';
 import { generateProject } from '../../samples/index.js';
@@ -198,6 +198,53 @@ describe('cook worker pool', () => {
     const y = await outputBytes(fresh);
     expect([...y.keys()]).toEqual([...x.keys()]);
     expect([...x.keys()].filter((k) => !x.get(k)!.equals(y.get(k)!))).toEqual([]);
+  });
+
+  it('a first cook copies its text assets on the workers: the same bytes and cache entries as a copy on the main thread', async () => {
+    const dir = await tempDir('lumina-pool-text-');
+    dirs.push(dir);
+    await generateProject({ out: dir, assets: 400, seed: 7, textureEncoder: 'rgba8' });
+    const first = await cook(dir);
+    expect(first.summary.ok).toBe(true);
+    const texts = first.summary.assetReports.filter((a) => !a.file.endsWith('.lasset'));
+    expect(texts.length).toBeGreaterThan(3);
+    expect(texts.every((a) => a.status === 'cooked')).toBe(true);
+    const entries = async () => {
+      const { cache } = await CookCache.load(path.join(dir, 'Intermediates', CACHE_FILE_NAME), path.join(dir, 'Saved/Cooked'), { readOnly: true });
+      try {
+        // What a copy records, but for when it was written and how long it took.
+        return texts.map((a) => ({ ...cache.peek(a.guid)!, cookedMtimeMs: 0, cookMs: 0 }));
+      } finally {
+        cache.close();
+      }
+    };
+    const onWorkers = await entries();
+    expect(onWorkers.every((e) => e.key && e.xxh64 && e.cookedSize > 0)).toBe(true);
+    const before = await outputBytes(dir);
+    // A few outputs gone: the re-cook copies them again on this thread (no worker), as cookTextAsset.
+    const some = texts.slice(0, 3);
+    for (const a of some) await fsp.rm(path.join(dir, 'Saved/Cooked', a.path));
+    const again = await cook(dir);
+    expect(again.workers).toBe(0);
+    expect(again.summary).toMatchObject({ ok: true, cooked: some.length, failed: 0 });
+    expect(await entries()).toEqual(onWorkers);
+    const after = await outputBytes(dir);
+    expect([...after.keys()]).toEqual([...before.keys()]);
+    expect([...before.keys()].filter((k) => !before.get(k)!.equals(after.get(k)!))).toEqual([]);
+  });
+
+  it('a worker that dies copying a text asset fails that asset alone, naming it: text assets of a first cook are copied on the workers', async () => {
+    const dir = await tempDir('lumina-pool-text-exit-');
+    dirs.push(dir);
+    await generateProject({ out: dir, assets: 120, seed: 7, textureEncoder: 'rgba8' });
+    const text = (await fsp.readdir(path.join(dir, 'Content'), { recursive: true })).filter((f) => /\.(rml|rcss|luau)$/.test(f)).sort()[0];
+    expect(text).toBeDefined();
+    const { summary } = await cook(dir, path.basename(text));
+    const file = path.join(dir, 'Content', text);
+    expect(summary).toMatchObject({ ok: false, failed: 1 });
+    expect(summary.problems.filter((p) => p.severity === 'error')).toEqual([
+      { code: 'COOK_FAILED', message: 'the cook worker stopped while cooking this file (exit code 7)', file, severity: 'error' },
+    ]);
   });
 
   it('submit: the results of a batch reach the sink in one call, every job once, the same outcomes as cook()', async () => {
