@@ -51,6 +51,21 @@ function commandName(argv: string[]): string | undefined {
   return argv.find((a) => !a.startsWith('-'));
 }
 
+const GLOBAL_FLAGS = new Set(['--json', '--quiet', '-q', '--verbose']);
+
+/**
+ * `lumina-cook --version` (with global flags only) prints the version before yargs looks at any
+ * command, so it registers none: loading every command module for it cost ~150 ms of CPU.
+ */
+export function onlyVersion(argv: string[]): boolean {
+  return argv.includes('--version') && argv.every((a) => a === '--version' || GLOBAL_FLAGS.has(a));
+}
+
+/** --help or -h anywhere: yargs prints help instead of running the command. */
+function asksHelp(argv: string[]): boolean {
+  return argv.some((a) => a === '--help' || a === '-h');
+}
+
 export async function main(argv: string[]): Promise<number> {
   const ci = isCi();
   // Before yargs has parsed anything, an early usage error must already come out as JSON.
@@ -84,12 +99,27 @@ export async function main(argv: string[]): Promise<number> {
         // yargs runs a command on this same instance, so its options are the failing command's.
         throw errors.usage(unknownOptionMessage(msg ?? 'invalid arguments', cli), 'run lumina-cook --help');
       });
-    for (const c of await loadCommands(commandName(argv))) cli = cli.command(c);
+    if (!onlyVersion(argv)) for (const c of await loadCommands(commandName(argv))) cli = cli.command(c);
+    if (!asksHelp(argv)) skipHelpCache(cli);
     await cli.parseAsync();
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
     return reportError(e, { json });
   }
+}
+
+/**
+ * yargs formats the running command's whole help text (cliui, wrap-ansi, string-width's grapheme
+ * segmenter) before the handler's promise settles, only to keep it for a later showHelp() while an
+ * async handler runs (yargs PRs #1535, #1865). Nothing here asks for it: .fail() above turns every
+ * failure into a usage error without help, and a command group prints its help before the cache
+ * is filled. ~25-35 ms of CPU per command; Angular's CLI turns it off the same way (angular-cli
+ * PR #34087). Not when --help is asked for: yargs builds that help on its own path anyway.
+ */
+export function skipHelpCache(cli: Argv): void {
+  const internal = (cli as unknown as { getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?: () => void } } }).getInternalMethods?.();
+  const usage = internal?.getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
 
 /** The process entry (bin/lumina-cook.js, or this file run directly): run and set the exit code. */

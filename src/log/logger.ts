@@ -56,16 +56,34 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   if (wantsJson(opts.json)) {
     return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, dest as pino.DestinationStream);
   }
-  // Required here, not imported: --json, CI and library callers never load it (~25 ms of start-up).
-  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
-  const stream = pretty({
-    destination: dest as NodeJS.WritableStream & { fd?: number },
-    colorize: ((dest as { isTTY?: boolean }).isTTY ?? false) && colorAllowed(),
-    ignore: 'pid,hostname',
-    translateTime: 'HH:MM:ss.l',
-    sync: true,
-  });
-  return pino({ level, base: undefined }, stream);
+  return pino({ level, base: undefined }, lazyPretty(dest));
+}
+
+/**
+ * pino-pretty's stream, made at the first line written: a command that logs nothing at its level
+ * (--quiet, a scan whose lines are all below it) never loads pino-pretty (~25 ms of CPU at
+ * start-up), as --json, CI and library callers never do. pino also sends its stream a 'message'
+ * with its levels and keys; createLogger keeps pino's defaults, which pino-pretty assumes, so
+ * that message is not passed on (this object has no emit, and pino sends none).
+ */
+function lazyPretty(dest: NodeJS.WritableStream): pino.DestinationStream {
+  let stream: NodeJS.WritableStream | undefined;
+  const open = (): NodeJS.WritableStream => {
+    // Required here, not imported, for the reason above.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+    return pretty({
+      destination: dest as NodeJS.WritableStream & { fd?: number },
+      colorize: ((dest as { isTTY?: boolean }).isTTY ?? false) && colorAllowed(),
+      ignore: 'pid,hostname',
+      translateTime: 'HH:MM:ss.l',
+      sync: true,
+    });
+  };
+  return {
+    write(line: string) {
+      (stream ??= open()).write(line);
+    },
+  };
 }
 
 /** A logger that drops everything: for library callers that pass none. */
