@@ -336,6 +336,44 @@ export function buildReportBody(input: ReportInput): ReportBody {
 }
 
 /**
+ * The assets a bounded body lists after a cook that changed a few assets' numbers, from the last
+ * body's list (`listedThen`, in its order) and this cook's numbers: what selectListed picks now,
+ * following chains through the last body's links (every listed asset's `from` is listed, so those
+ * links are the chains wherever selectListed follows them from a listed asset). Indexes into the
+ * GUID-sorted `assetReports`, ascending, as buildReportBody lists them. Undefined when the lists
+ * pick an asset the last body did not list (its chain and referrers are not in that body), or a
+ * listed asset is not among this cook's assets.
+ */
+export function relistBounded(input: ReportInput, listedThen: ReadonlyArray<Pick<ReportAsset, 'guid' | 'from' | 'root'>>): number[] | undefined {
+  const all = input.summary.assetReports;
+  const n = all.length;
+  // The reports are sorted by GUID: a binary search per listed asset, not a map of every asset.
+  const indexOf = (guid: string): number => {
+    let lo = 0;
+    let hi = n - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const g = all[mid].guid;
+      if (g === guid) return mid;
+      if (g < guid) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  };
+  const at = listedThen.map((a) => indexOf(a.guid));
+  if (at.some((i) => i < 0)) return undefined;
+  const chains: Chains = { from: new Int32Array(n).fill(-1), fromVia: new Uint8Array(n), rootReason: new Map() };
+  const was = new Set(at);
+  listedThen.forEach((a, k) => {
+    if (a.from !== undefined) chains.from[at[k]] = at[a.from] ?? -1;
+    if (a.root !== undefined) chains.rootReason.set(at[k], a.root);
+  });
+  const bytesOut = (i: number) => (all[i].status === 'failed' ? 0 : all[i].bytesOut);
+  const listed = selectListed(all, chains, bytesOut, input.listTop ?? REPORT_TOP);
+  return listed.every((i) => was.has(i)) ? listed : undefined;
+}
+
+/**
  * What a bounded report lists (indexes into the GUID-sorted assets, ascending): the `listTop`
  * largest, slowest (of those cooked now), failed or verbatim, and soft-only assets, every root,
  * and every asset on their chains from a root, so each listed asset's chain is listed too.
@@ -450,8 +488,8 @@ export function reportBodyKey(input: ReportInput): string | undefined {
  * plan's facts, the problems, the asset count) and the sum (mod 2^64) of each asset's term
  * ({@link reportAssetTerm}). Two cooks with the same key have bodies that differ only in the
  * objects of the assets whose terms differ, and a sum says whether those are all the assets that
- * differ (cook/report/writeCookReport.ts patches them). Undefined for a bounded report (which
- * assets are listed depends on the numbers) or without `planFacts`.
+ * differ (cook/report/writeCookReport.ts patches them; a bounded body, whose list also depends
+ * on the numbers, is listed again by relistBounded). Undefined without `planFacts`.
  */
 export interface ReportFrame {
   key: string;
@@ -465,7 +503,7 @@ export function reportFrame(input: ReportInput): ReportFrame | undefined {
   const { summary } = input;
   const all = summary.assetReports;
   const limit = input.assetLimit ?? REPORT_ASSET_LIMIT;
-  if (input.planFacts === undefined || all.length > limit) return undefined;
+  if (input.planFacts === undefined) return undefined;
   const parts = [
     `LREPORTFRAME 1\n${limit} ${input.listTop ?? REPORT_TOP}\n`,
     buildReportBody.toString(),

@@ -25,7 +25,7 @@ import type { ProjectConfig } from '../../config/index.js';
 import { writeFileAtomic } from '../../src/util/atomicWrite.js';
 import { hashHex, hashString, hex8, xxh64 } from '../../src/util/hash.js';
 import type { AssetReport } from '../Cooker.js';
-import { buildReportBody, buildReportHead, reportAssetFields, reportAssetNumbers, reportAssetTerm, reportBodyKey, reportFrame, type ReportAssetNumbers, type ReportFrame, type ReportInput } from './buildCookReport.js';
+import { buildReportBody, buildReportHead, relistBounded, REPORT_ASSET_LIMIT, reportAssetFields, reportAssetNumbers, reportAssetTerm, reportBodyKey, reportFrame, type ReportAsset, type ReportAssetNumbers, type ReportBody, type ReportFrame, type ReportInput } from './buildCookReport.js';
 import { escapeScriptJson } from './pageStyle.js';
 import { REPORT_HTML_AFTER, reportHtmlBefore } from './renderReportHtml.js';
 
@@ -133,6 +133,7 @@ function patchedTails(record: ReportKeyRecord, frame: ReportFrame, files: Report
   if (now.size !== changed.size) return undefined;
   const old = keptTails(record, files);
   if (!old) return undefined;
+  if (input.summary.assetReports.length > (input.assetLimit ?? REPORT_ASSET_LIMIT)) return patchedBounded(old.json, now, frame, last.sum, input);
   const sum = [...frame.sum];
   const term: [number, number] = [0, 0];
   const edits: Array<{ json: [number, number]; html: [number, number]; text: string }> = [];
@@ -170,6 +171,73 @@ function patchedTails(record: ReportKeyRecord, frame: ReportFrame, files: Report
     return Buffer.concat(parts);
   };
   return { json: splice(old.json, (e) => e.json, (t) => t), html: splice(old.html, (e) => e.html, escapeScriptJson) };
+}
+
+/**
+ * patchedTails for a bounded body (more than assetLimit assets): which assets it lists depends on
+ * the numbers too, so the last body is parsed (a few MB at a million assets), listed again
+ * (relistBounded: undefined when an asset not listed then would be listed now, such as one cooked
+ * for the first time since, whose chain and referrers that body lacks), the changed assets'
+ * numbers put in (each must be listed then: its old numbers are in its object), assets no longer
+ * listed dropped with the indexes renumbered, and the folders' bytes moved by the changed assets'
+ * difference; then written as a body built whole is. The same checks of the frame's sum and of
+ * each changed object as for an unbounded body.
+ */
+function patchedBounded(oldJson: Buffer, now: Map<string, AssetReport>, frame: ReportFrame, lastSum: string, input: ReportInput): { json: Buffer; html: Buffer } | undefined {
+  let body: ReportBody;
+  try {
+    body = JSON.parse(`{${oldJson.toString('utf8')}`) as ReportBody;
+  } catch {
+    return undefined;
+  }
+  const assets = body.assets as unknown as Array<Record<string, unknown> & ReportAsset>;
+  if (!Array.isArray(assets) || !body.listed || !Array.isArray(body.folders)) return undefined;
+  const k = new Map<string, number>();
+  assets.forEach((a, i) => k.set(a.guid, i));
+  const sum = [...frame.sum];
+  const term: [number, number] = [0, 0];
+  const numbersNow = new Map<number, Record<string, unknown>>();
+  const folderBytes = new Map<string, number>();
+  for (const [guid, a] of now) {
+    const i = k.get(guid);
+    if (i === undefined) return undefined;
+    const before = assets[i];
+    const was = { status: before.status, ...(before.reason !== undefined ? { reason: before.reason } : {}), bytesIn: before.bytesIn, bytesOut: before.bytesOut, ms: before.ms } as ReportAssetNumbers;
+    if (before.path !== a.path || before.chunk !== a.chunk || before.via !== a.via || JSON.stringify(reportAssetFields(before, was)) !== JSON.stringify(before)) return undefined;
+    const numbers = reportAssetNumbers(a);
+    for (const [n, sign] of [[was, 1], [numbers, -1]] as const) {
+      reportAssetTerm(guid, n.status, n.reason, n.bytesIn, n.bytesOut, n.ms, term);
+      sum[0] = (sum[0] + sign * term[0]) >>> 0;
+      sum[1] = (sum[1] + sign * term[1]) >>> 0;
+    }
+    numbersNow.set(i, reportAssetFields(before, numbers)!);
+    const folder = `${a.chunk}\0${a.path.slice(0, Math.max(0, a.path.lastIndexOf('/')))}`;
+    folderBytes.set(folder, (folderBytes.get(folder) ?? 0) + numbers.bytesOut - was.bytesOut);
+  }
+  if (sumHex(sum) !== lastSum) return undefined;
+  const listed = relistBounded(input, assets);
+  if (!listed) return undefined;
+  // Old list position -> new one (-1: dropped). Both lists are in GUID order.
+  const kept = new Set(listed.map((i) => input.summary.assetReports[i].guid));
+  const renumber = new Int32Array(assets.length).fill(-1);
+  let next = 0;
+  assets.forEach((a, i) => kept.has(a.guid) && (renumber[i] = next++));
+  const out: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < assets.length; i++) {
+    if (renumber[i] < 0) continue;
+    const a = { ...(numbersNow.get(i) ?? assets[i]) };
+    a.referrers = (a.referrers as Array<number | string>).map((r) => (typeof r === 'number' ? (renumber[r] >= 0 ? renumber[r] : assets[r].path) : r));
+    if (typeof a.from === 'number') a.from = renumber[a.from];
+    out.push(a);
+  }
+  for (const f of body.folders!) {
+    const d = folderBytes.get(`${f.chunk}\0${f.folder}`);
+    if (d !== undefined) f.bytesOut += d;
+  }
+  (body as { assets: unknown }).assets = out;
+  body.listed!.assets = out.length;
+  const bodyJson = JSON.stringify(body).slice(1);
+  return { json: Buffer.from(bodyJson + '\n', 'utf8'), html: Buffer.from(escapeScriptJson(bodyJson) + REPORT_HTML_AFTER, 'utf8') };
 }
 
 /**
