@@ -84,6 +84,23 @@ function checkOffset(r: BinaryReader, field: string, at: number, value: number, 
  * objectDataOffset (or the whole file). `fileSize` is the real size of the file on disk.
  */
 export function parsePackageTables(bytes: Uint8Array, file: string, fileSize: number = bytes.byteLength): PackageTables {
+  // First without a field name per read: a package's every import and export read built one
+  // (`export[3].className`), ~10 strings per entry for messages almost never made. Anything off
+  // (a failure, a NAME_None warning) reads it again with the names, which makes the message.
+  try {
+    return readTables(bytes, file, fileSize, false);
+  } catch {
+    return readTables(bytes, file, fileSize, true);
+  }
+}
+
+/** Thrown by an unnamed read (parsePackageTables) at a warning, whose message needs the field's name. */
+const NAMES_NEEDED = new Error('field names needed');
+const needNames = (): never => {
+  throw NAMES_NEEDED;
+};
+
+function readTables(bytes: Uint8Array, file: string, fileSize: number, named: boolean): PackageTables {
   const r = new BinaryReader(bytes, file, 0, fileSize);
   const header = parseHeader(r, fileSize);
   if (bytes.byteLength < header.objectDataOffset) {
@@ -95,31 +112,31 @@ export function parsePackageTables(bytes: Uint8Array, file: string, fileSize: nu
   tables.pos = header.importTableOffset;
   const imports: ImportEntry[] = new Array(header.importCount);
   for (let i = 0; i < header.importCount; i++) {
-    const guid = tables.guid(`import[${i}].guid`);
+    const guid = tables.guid(named ? `import[${i}].guid` : '');
     const at = tables.pos;
-    const type = tables.u8(`import[${i}].type`);
+    const type = tables.u8(named ? `import[${i}].type` : '');
     if (type !== 0 && type !== 1) tables.fail(`import[${i}].type`, `dependency type ${type} is neither 0 (Hard) nor 1 (Soft)`, at);
     imports[i] = { guid, type: type as DependencyType };
   }
 
   tables.pos = header.exportTableOffset;
   const warnings: LuminaLog[] = [];
-  const onNameNone = (field: string, offset: number) => warnings.push(errors.packageNameNone(file, field, offset).toLog());
+  const onNameNone = named ? (field: string, offset: number) => warnings.push(errors.packageNameNone(file, field, offset).toLog()) : needNames;
   const dataEnd = header.thumbnailDataOffset !== 0 ? header.thumbnailDataOffset : fileSize;
   const dataSize = dataEnd - header.objectDataOffset;
   const exports: ExportEntry[] = new Array(header.exportCount);
   const names = new Set<string>();
   for (let i = 0; i < header.exportCount; i++) {
-    const f = `export[${i}]`;
-    const objectGuid = tables.guid(`${f}.objectGuid`);
+    const f = named ? `export[${i}]` : '';
+    const objectGuid = tables.guid(named ? `${f}.objectGuid` : '');
     const nameAt = tables.pos;
-    const objectName = readFName(tables, `${f}.objectName`, header.version, onNameNone);
-    const className = readFName(tables, `${f}.className`, header.version, onNameNone);
+    const objectName = readFName(tables, named ? `${f}.objectName` : '', header.version, onNameNone);
+    const className = readFName(tables, named ? `${f}.className` : '', header.version, onNameNone);
     const offAt = tables.pos;
-    const offset = tables.i64(`${f}.offset`);
-    const size = tables.i64(`${f}.size`);
-    const objectFlags = tables.u32(`${f}.objectFlags`);
-    const assetFlags = tables.u32(`${f}.assetFlags`);
+    const offset = tables.i64(named ? `${f}.offset` : '');
+    const size = tables.i64(named ? `${f}.size` : '');
+    const objectFlags = tables.u32(named ? `${f}.objectFlags` : '');
+    const assetFlags = tables.u32(named ? `${f}.assetFlags` : '');
     if (offset < 0) tables.fail(`${f}.offset`, `negative offset ${offset}`, offAt);
     if (size < 0) tables.fail(`${f}.size`, `negative size ${size}`, offAt + 8);
     if (offset + size > dataSize) {

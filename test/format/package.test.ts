@@ -230,6 +230,23 @@ describe('hostile packages', () => {
     expect(overlap.message).toMatch(/^export\[\d\]\.offset: export bytes overlap export\[\d\]/);
   });
 
+  it('names the entry and field of a table read that fails, past the first entry too', () => {
+    // Table reads go without field names first and again with them on a failure: the message is the named read's.
+    const pkg = parsePackage(good, FILE);
+    const e0 = pkg.header.exportTableOffset + 16 + 4 + 'Rock'.length + 4 + '/Script/Engine.CStaticMesh'.length;
+    const e1 = e0 + 8 + 8 + 4 + 4 + 16 + 4 + 'Rock_Body'.length + 4 + '/Script/Engine.CBodySetup'.length;
+    const className1 = e1 - '/Script/Engine.CBodySetup'.length;
+    const bad = catchError(() => parsePackage(mutate((b) => b.writeUInt8(0xff, className1)), FILE));
+    expect({ code: bad.code, field: bad.field, message: bad.message, offset: bad.offset }).toEqual({
+      code: 'PACKAGE_INVALID',
+      field: 'export[1].className',
+      message: 'export[1].className: string is not valid UTF-8',
+      offset: className1 - 4,
+    });
+    const type1 = catchError(() => parsePackage(mutate((b) => b.writeUInt8(2, 48 + 17 + 16)), FILE));
+    expect(type1.message).toBe('import[1].type: dependency type 2 is neither 0 (Hard) nor 1 (Soft)');
+  });
+
   it('rejects a property whose size lies', () => {
     // First property of export 0 is bVisible (BoolProperty, size 0). The second, bHidden, likewise.
     // Find the Layer ByteProperty's size field and make it claim more than its one byte.
