@@ -17,7 +17,6 @@
  *   first, as the engine samples them.
  */
 import type sharpType from 'sharp';
-import { decodeTga } from '@lunapaint/tga-codec';
 import { errors, isLuminaError } from '../../src/errors.js';
 import { decodePngWithPngjs, pngDecoderFor } from './decodePngWithPngjs.js';
 import type { PngDecoder } from './decodePngWithPngjs.js';
@@ -124,6 +123,8 @@ async function decodeWithSharp(bytes: Uint8Array, maxPixels: number): Promise<{ 
 async function decodeTgaRgba(bytes: Uint8Array): Promise<{ width: number; height: number; data: Uint8Array }> {
   // Some writers declare 0 attribute bits yet store 32-bit pixels with alpha 0; the codec's
   // ambiguous-alpha detection makes such an all-transparent image opaque instead.
+  // The codec is loaded on the first TGA (~10 ms of CPU to load, in every cook worker that imports this file).
+  const { decodeTga } = await import('@lunapaint/tga-codec');
   const { image } = await decodeTga(bytes, { detectAmbiguousAlphaChannel: true });
   return { width: image.width, height: image.height, data: image.data };
 }

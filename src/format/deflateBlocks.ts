@@ -17,7 +17,6 @@
  */
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
-import { deflateSync } from 'fflate';
 import type { LuminaError } from '../errors.js';
 
 export const BLOCK_SIZE = 65_536;
@@ -220,6 +219,10 @@ export async function deflateEachBlock(raw: Uint8Array, opts: CompressOptions = 
   const level = opts.level ?? DEFAULT_LEVEL;
   const parts = splitBlocks(raw);
   if ((opts.engine ?? DEFAULT_ENGINE) === 'fflate') {
+    // Loaded on first use: its module builds its tables as it loads (~15 ms of CPU), in every
+    // thread that imports this file (a cook's main thread and each cook worker), for an engine
+    // only a bench asks for.
+    const { deflateSync } = await import('fflate');
     return parts.map((p) => deflateSync(p, { level: level as 6 }));
   }
   if (parts.length === 1) {
