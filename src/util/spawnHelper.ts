@@ -51,7 +51,9 @@ const HELPER_SOURCE = String.raw`
 const { spawn } = require('node:child_process');
 const TAIL = 8192;
 const runs = new Map();
-const send = (m) => { try { process.send(m); } catch {} };
+// With a callback: a send that fails later (EPIPE, the parent just exited) is emitted as 'error' on
+// process without one, which nothing handles, so the helper died before 'disconnect' killed its runs.
+const send = (m) => { try { process.send(m, () => {}); } catch {} };
 function killGroup(c) {
   if (c.pid === undefined || c.exitCode !== null || c.signalCode !== null) return;
   try { process.kill(-c.pid, 'SIGKILL'); } catch { try { c.kill('SIGKILL'); } catch {} }
