@@ -59,6 +59,12 @@ export async function outputBytes(dir: string, subs: readonly string[] = ['Saved
   return out;
 }
 
+/** The files of two outputBytes() maps that are on one side only or differ in bytes (sorted). */
+export function differingFiles(x: Map<string, Buffer>, y: Map<string, Buffer>): string[] {
+  const names = new Set([...x.keys(), ...y.keys()]);
+  return [...names].filter((k) => !x.has(k) || !y.has(k) || !x.get(k)!.equals(y.get(k)!)).sort();
+}
+
 /** List a folder recursively as sorted relative paths with `/`. */
 export async function listFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
