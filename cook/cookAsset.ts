@@ -299,7 +299,8 @@ export function beforeCookedWrite(target: string): void {
 }
 
 /** Read a source file. Synchronous for the same reason as writeOutput. */
-function readSource(file: string): Uint8Array {
+/** A source's whole content; a failure is the I/O error naming it (a cook worker's text copy reads through this too). */
+export function readSource(file: string): Uint8Array {
   try {
     return fs.readFileSync(file);
   } catch (e) {
@@ -408,8 +409,7 @@ export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext, 
   try {
     const source = readSource(record.file);
     ctx.cache.delete(record.guid);
-    const file = writeOutput(output, source);
-    return textCopied(record, ctx, check.reason, hashHex(xxh64(source)), source.byteLength, file, output, t0);
+    return textCopied(record, ctx, check.reason, source.byteLength, writeAssetOutput(output, source), output, t0);
   } catch (e) {
     ctx.cache.delete(record.guid);
     return textFailed(check.reason, asCookError(e, record.file), t0);
@@ -422,15 +422,16 @@ export async function cookTextAsset(record: AssetRecord, ctx: AssetCookContext, 
  */
 export function commitTextCopy(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, copied: number, written: WrittenOutput, output: string, t0: number): AssetCookResult {
   try {
-    return textCopied(record, ctx, reason, written.cookedXxh64, copied, written, output, t0);
+    return textCopied(record, ctx, reason, copied, written, output, t0);
   } catch (e) {
     ctx.cache.delete(record.guid);
     return textFailed(reason, asCookError(e, record.file), t0);
   }
 }
 
-/** A text asset copied (`h`: the xxh64 of its `n` bytes, written to `output` as `file`): recorded in the cache. */
-function textCopied(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, h: string, n: number, file: WrittenFile, output: string, t0: number): AssetCookResult {
+/** A text asset's `n` bytes copied to `output` (`written`: their xxh64, size and mtime there): recorded in the cache. */
+function textCopied(record: AssetRecord, ctx: AssetCookContext, reason: RecookReason, n: number, written: WrittenOutput, output: string, t0: number): AssetCookResult {
+  const h = written.cookedXxh64;
   const key = keyForRecord(record, ctx, false, h);
   const ms = performance.now() - t0;
   const entry = ctx.cache.set(record.guid, key, {
@@ -442,7 +443,7 @@ function textCopied(record: AssetRecord, ctx: AssetCookContext, reason: RecookRe
     nulledRefs: 0,
     texture: false,
     cookMs: Math.round(ms),
-  }, file);
+  }, written);
   return { status: 'cooked', reason, output, identity: identityOf(entry), key, entry, bytesIn: n, bytesOut: n, strippedExports: 0, nulledRefs: 0, ms };
 }
 

@@ -5,14 +5,12 @@
  * bytes transferred, not copied. Batches run one after another, in order, so memory per worker is
  * one asset's at a time and the pool knows which batch a crash happened in.
  */
-import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { errors } from '../../src/errors.js';
 import { initHash } from '../../src/util/hash.js';
 import { answerBatch, type ReadJob } from '../../src/registry/readPool.js';
 import { ClassSchemas } from '../../src/schemas/classSchemas.js';
 import { loadSchemas } from '../../src/schemas/loadSchemas.js';
-import { writeAssetOutput } from '../cookAsset.js';
+import { readSource, writeAssetOutput } from '../cookAsset.js';
 import { asCookError, cookPackageSource, NeedsMainThread, type PackageCookOutcome, type PackageCookSettings } from '../cookPackageSource.js';
 import type { FromWorker, JobResult, ToWorker, WorkerInit, WorkerJob, WorkerSettings } from './messages.js';
 
@@ -49,13 +47,8 @@ function failed(file: string, e: unknown, sourceSize = 0): PackageCookOutcome {
 
 /** A text asset's copy (cookTextAsset's read, write and hash, here instead of on the main thread). */
 function copyText(file: string, output: string): JobResult {
-  let source: Uint8Array;
   try {
-    source = fs.readFileSync(file);
-  } catch (e) {
-    return { outcome: failed(file, errors.ioFailed(file, 'read', e)) };
-  }
-  try {
+    const source = readSource(file);
     return { copied: source.byteLength, written: writeAssetOutput(output, source) };
   } catch (e) {
     return { outcome: failed(file, e) };
@@ -69,9 +62,9 @@ async function cookFile({ file, output, packagePath, source: given, text }: Work
   let source: Uint8Array;
   try {
     // The bytes the registry's scan read and hashed, when it handed them on: not read again.
-    source = given ?? fs.readFileSync(file);
+    source = given ?? readSource(file);
   } catch (e) {
-    return { outcome: failed(file, errors.ioFailed(file, 'read', e)) };
+    return { outcome: failed(file, e) };
   }
   let outcome: PackageCookOutcome;
   try {
