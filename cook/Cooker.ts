@@ -405,7 +405,7 @@ export class Cooker {
     } else {
       // A caller holding its registry across cooks (the daemon) lives for hours and gathers what
       // its batches leave: strict from the start when it holds a very large project.
-      leanHeapStrictFor(registry.size ?? registry.all().length);
+      leanHeapStrictFor(assetCount(registry));
     }
     const shaders = await ShaderRegistry.open(config);
     const cooker = new Cooker({ config, registry, cache, shaders, ci, log, bus, store: opts.store });
@@ -797,8 +797,7 @@ export class Cooker {
     }
 
     // A very large registry: V8 keeps its heap near what is live (src/util/leanHeap.ts).
-    // The size without all(): a no-op on a stored plan never thaws every record.
-    const registrySize = this.registry.size ?? this.registry.all().length;
+    const registrySize = assetCount(this.registry);
     // Lean, not strict, decides what this cook holds and keeps running: the registry (~1 GiB at a
     // million assets) is what a large project's peak stands on, whatever this cook has to do,
     // and both cost only in proportion to what cooks (a no-op holds and starts nothing).
@@ -1566,4 +1565,9 @@ export function bytesIdentity(bytes: Uint8Array): string {
 /** What every cook worker of the project is told (the worker loads the schemas itself). */
 function workerSettings(c: ProjectConfig): WorkerSettings {
   return { editorOnlyClassPrefixes: c.cook.editorOnlyClassPrefixes, compressionLevel: c.cook.compressionLevel, textures: c.textures, onCookFailure: c.cook.onCookFailure, schemasDir: c.schemasDir || null };
+}
+
+/** How many assets the registry holds: its size where it has one, so a no-op on a stored plan never thaws every record (all()). */
+function assetCount(registry: RootLookup): number {
+  return registry.size ?? registry.all().length;
 }
