@@ -1030,7 +1030,7 @@ export class Cooker {
         assetDone(job.material);
       }
     };
-    /** A batch's results (JobSink): settled in one go, their journal lines written together. */
+    /** A batch's results (JobSink): settled in one go, their journal changes written as one frame. */
     const onPooled = (tokens: readonly number[], outs: readonly JobResult[]): void => {
       this.cache.holdJournal();
       try {

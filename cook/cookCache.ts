@@ -11,9 +11,12 @@
  *   when asked for: a million entries are ~150 MB, not a JSON text and objects of ~600 MB; an
  *   xxh64 footer says the file is whole. A `CookCache.json` of older versions is read once and
  *   replaced by the next save;
- * - `CookCache.journal`: one JSON line per change (set, delete, pak record), appended as each asset
- *   finishes. Ctrl-C or kill -9 keeps every finished asset: the page cache has the line as soon as
- *   `write` returns. A torn last line (a kill mid-write) is dropped and cut off on load.
+ * - `CookCache.journal`: each change (set, delete, pak record) as a binary op (cookJournal.ts: a set
+ *   is the entry's record as the arena holds it), in checksummed frames appended as each asset
+ *   finishes (a first cook: as each batch of the cook workers' results does). Ctrl-C or kill -9
+ *   keeps every finished asset: the page cache has the frame as soon as `write` returns. A torn
+ *   last frame (a kill mid-write) is dropped and cut off on load. The JSON-lines journal of
+ *   earlier versions is replayed once and folded into the snapshot at load.
  * Replaying a journal over a snapshot that already holds it gives the same state (last write per
  * key wins), so a kill between writing a snapshot and emptying the journal loses nothing.
  *
@@ -33,6 +36,7 @@ import { lstatInto, type LstatNumbers } from '../src/util/fastLstat.js';
 import { LEAN_HEAP_ASSETS } from '../src/util/leanHeap.js';
 import { createXxh64, initHash, xxh64 } from '../src/util/hash.js';
 import { Arena, decodeHead, encodeHead, partsMatch, probeRecord, readEntry, recordBytes, recordCookMs, recordGuid, StringTable, writeEntry, type HitView } from './cookCacheCodec.js';
+import { FrameBuilder, journalHead, readCookJournal, type JournalOp } from './cookJournal.js';
 import { OutputPrestat } from './outputPrestat.js';
 import { changedPart, COOK_FORMAT_VERSION, sameParts, type CookKey, type CookKeyPart, type CookKeyParts } from './cookKey.js';
 
@@ -103,8 +107,8 @@ export interface PakRecord {
   entries: number;
 }
 
-/** One journal line. */
-type JournalOp = { s: string; e: CacheEntry } | { d: string } | { p: string; r: PakRecord | null };
+/** One line of the JSON journal of versions before the binary one (cookJournal.ts), replayed once. */
+type LegacyJournalOp = { s: string; e: CacheEntry } | { d: string } | { p: string; r: PakRecord | null };
 
 export type CacheCheck = { hit: true; entry: CacheEntry } | { hit: false; reason: RecookReason };
 
@@ -122,15 +126,17 @@ export class CookCache {
   /** The JSON snapshot of versions before 4: read when there is no binary one, removed by the next compaction. */
   readonly legacyFile: string;
   private fd: number | undefined;
+  /** The open journal has its head (cookJournal.ts): read from its size when opened, false once emptied. */
+  private journalHead = false;
   /** A legacy JSON snapshot was read: the next save writes the binary one (and removes the JSON). */
   private legacyPending = false;
   /** Lines in the journal now: what a compaction would fold. */
   private journalOps = 0;
   /** check()'s stat numbers, reused for every output. */
   private readonly stat: LstatNumbers = { mtimeMs: 0, size: 0, isFile: false };
-  /** Journal lines held by holdJournal, and how many. */
-  private held: string | undefined;
-  private heldOps = 0;
+  /** The journal's next frame: the changes not written yet (one, or a batch held by holdJournal). */
+  private readonly frame = new FrameBuilder();
+  private holding = false;
   /** The outputs statted on another thread for one pass (prestatOutputs), by record offset. */
   private prestat: OutputPrestat | undefined;
 
@@ -183,7 +189,16 @@ export class CookCache {
       await fsp.rm(cache.journalFile, { force: true }).catch(() => {});
       return { cache, warning };
     }
-    cache.replayJournal(opts.readOnly === true);
+    if (cache.replayJournal(opts.readOnly === true) === 'legacy' && !opts.readOnly) {
+      // A JSON journal of an earlier version: binary frames must not follow its lines, so it is
+      // folded into the snapshot now (once), which empties it.
+      try {
+        await cache.compact();
+      } catch {
+        // Without it the next append would follow JSON: drop it (costs re-cooks only).
+        await fsp.rm(cache.journalFile, { force: true }).catch(() => {});
+      }
+    }
     return { cache };
   }
 
@@ -225,10 +240,13 @@ export class CookCache {
     this.legacyPending = true;
   }
 
-  private put(guid: string, e: CacheEntry): void {
+  /** Returns the offset of the entry's record. */
+  private put(guid: string, e: CacheEntry): number {
     const old = this.index.get(guid);
     if (old !== undefined) this.dead += recordBytes(this.arena.buf, old);
-    this.index.set(guid, writeEntry(this.arena, this.table, guid, e));
+    const at = writeEntry(this.arena, this.table, guid, e);
+    this.index.set(guid, at);
+    return at;
   }
 
   private remove(guid: string): boolean {
@@ -239,47 +257,115 @@ export class CookCache {
     return true;
   }
 
-  /** Fold the journal into memory; cut a torn tail so the next append starts on a clean line. */
-  private replayJournal(readOnly: boolean): void {
+  /**
+   * Fold the journal into memory; cut a torn tail so the next append starts after a whole frame.
+   * 'legacy': it was a JSON journal (replayed here; the caller folds it into the snapshot).
+   */
+  private replayJournal(readOnly: boolean): 'legacy' | undefined {
     let buf: Buffer;
     try {
       buf = fs.readFileSync(this.journalFile);
     } catch {
-      return;
+      return undefined;
     }
+    const read = readCookJournal(buf);
+    if (read.legacy) {
+      this.replayLegacyJournal(buf, readOnly);
+      return 'legacy';
+    }
+    let good = read.goodBytes;
+    for (const frame of read.frames) {
+      let ok = true;
+      for (const op of frame.ops) {
+        if (!(ok = this.applyOp(buf, op))) break;
+        if (op.kind !== 'string') this.journalOps++;
+      }
+      // An op that does not apply (a string id out of turn, a malformed record) ends the journal
+      // at its frame, like a frame that does not check out; what applied before it stays.
+      if (!ok) {
+        good = frame.at;
+        break;
+      }
+    }
+    if (good < buf.length && !readOnly) this.cutJournal(good);
+    return undefined;
+  }
+
+  /** Cut the journal after its last good byte, or start it over when that cannot be done. */
+  private cutJournal(good: number): void {
+    try {
+      fs.truncateSync(this.journalFile, good);
+    } catch {
+      // Next append would follow garbage: start the journal over instead (costs re-cooks only).
+      this.index.clear();
+      this.arena = new Arena();
+      this.arenaStart = 0;
+      this.dead = 0;
+      this.paks.clear();
+      fs.rmSync(this.journalFile, { force: true });
+      this.journalOps = 0;
+    }
+  }
+
+  private applyOp(buf: Buffer, op: JournalOp): boolean {
+    switch (op.kind) {
+      case 'string': {
+        // Ids are given in order; one the table has already must be the same string (a journal
+        // replayed over a snapshot that folded it).
+        const have = this.table.list.length;
+        if (op.id < have) return this.table.list[op.id] === op.value;
+        return op.id === have && this.table.id(op.value) === op.id;
+      }
+      case 'set': {
+        const a = this.arena;
+        a.reserve(op.bytes);
+        const at = a.used;
+        buf.copy(a.buf, at, op.at, op.at + op.bytes);
+        let e: CacheEntry;
+        try {
+          e = readEntry(a.buf, this.table, at);
+        } catch {
+          return false;
+        }
+        if (outsideCooked(e.cookedFile)) return false;
+        a.used = at + op.bytes;
+        const old = this.index.get(op.guid);
+        if (old !== undefined) this.dead += recordBytes(a.buf, old);
+        this.index.set(op.guid, at);
+        return true;
+      }
+      case 'delete':
+        this.remove(op.guid);
+        return true;
+      case 'pak':
+        if (op.record) this.paks.set(op.name, op.record);
+        else this.paks.delete(op.name);
+        return true;
+    }
+  }
+
+  /** A JSON-lines journal (versions before the binary one): each whole line that applies, in order. */
+  private replayLegacyJournal(buf: Buffer, readOnly: boolean): void {
     let at = 0;
     let good = 0;
     while (at < buf.length) {
       const nl = buf.indexOf(0x0a, at);
       if (nl < 0) break; // a line without its newline was cut by a kill
-      let op: JournalOp | undefined;
+      let op: LegacyJournalOp | undefined;
       try {
-        op = JSON.parse(buf.toString('utf8', at, nl)) as JournalOp;
+        op = JSON.parse(buf.toString('utf8', at, nl)) as LegacyJournalOp;
       } catch {
         op = undefined;
       }
-      if (!op || !this.applyOp(op)) break;
+      if (!op || !this.applyLegacyOp(op)) break;
       this.journalOps++;
       at = nl + 1;
       good = at;
     }
-    if (good < buf.length && !readOnly) {
-      try {
-        fs.truncateSync(this.journalFile, good);
-      } catch {
-        // Next append would follow garbage: start the journal over instead (costs re-cooks only).
-        this.index.clear();
-        this.arena = new Arena();
-        this.arenaStart = 0;
-        this.dead = 0;
-        this.paks.clear();
-        fs.rmSync(this.journalFile, { force: true });
-        this.journalOps = 0;
-      }
-    }
+    if (good < buf.length && !readOnly) this.cutJournal(good);
   }
 
-  private applyOp(op: JournalOp): boolean {
+  private applyLegacyOp(op: LegacyJournalOp): boolean {
     if ('s' in op && typeof op.s === 'string' && isEntry(op.e)) this.put(op.s, op.e);
     else if ('d' in op && typeof op.d === 'string') this.remove(op.d);
     else if ('p' in op && typeof op.p === 'string' && (op.r === null || isPakRecord(op.r))) {
@@ -290,51 +376,49 @@ export class CookCache {
   }
 
   /**
-   * Append one change to the journal: synchronous, so it is in the page cache before the next asset
-   * starts; while held (holdJournal), kept in order and written by flushJournal.
+   * The frame holds a change: write it now (synchronous, so it is in the page cache before the
+   * next asset starts), or, while held (holdJournal), with the rest at flushJournal.
    */
-  private append(op: JournalOp): void {
-    const line = JSON.stringify(op) + '\n';
-    if (this.held !== undefined) {
-      this.held += line;
-      this.heldOps++;
-      return;
-    }
-    this.writeJournal(line, 1);
+  private appended(): void {
+    if (!this.holding) this.writeFrame();
   }
 
-  private writeJournal(text: string, ops: number): void {
+  private writeFrame(): void {
+    if (this.frame.empty) return;
     try {
       if (this.fd === undefined) {
         fs.mkdirSync(path.dirname(this.journalFile), { recursive: true });
         this.fd = fs.openSync(this.journalFile, 'a');
+        this.journalHead = fs.fstatSync(this.fd).size > 0;
       }
-      const bytes = Buffer.from(text, 'utf8');
-      for (let at = 0; at < bytes.byteLength; ) at += fs.writeSync(this.fd, bytes, at, bytes.byteLength - at);
-      this.journalOps += ops;
+      if (!this.journalHead) {
+        writeAll(this.fd, journalHead());
+        this.journalHead = true;
+      }
+      writeAll(this.fd, this.frame.seal());
+      this.journalOps += this.frame.changes;
     } catch (e) {
       throw errors.ioFailed(this.journalFile, 'write', e);
+    } finally {
+      this.frame.reset();
     }
   }
 
   /**
-   * Hold the journal's lines until flushJournal writes them in one go: a full cook settles the
+   * Hold the journal's changes until flushJournal writes them in one go: a full cook settles the
    * results of a batch of the cook workers together (their outputs are all on disk already). A
    * kill in between loses those entries, never describes a file that is not there: their assets
    * cook again. Nothing may overwrite an output while lines are held (a delete must be written
    * before its overwrite).
    */
   holdJournal(): void {
-    this.held ??= '';
+    this.holding = true;
   }
 
-  /** Write the held lines (one write) and append directly again. */
+  /** Write the held changes (one frame, one write) and append directly again. */
   flushJournal(): void {
-    const text = this.held;
-    const ops = this.heldOps;
-    this.held = undefined;
-    this.heldOps = 0;
-    if (text) this.writeJournal(text, ops);
+    this.holding = false;
+    this.writeFrame();
   }
 
   get size(): number {
@@ -458,8 +542,12 @@ export class CookCache {
       cookedSize: st.size,
       cookedMtimeMs: st.mtimeMs,
     };
-    this.put(guid, full);
-    this.append({ s: guid, e: full });
+    const strings = this.table.list.length;
+    const at = this.put(guid, full);
+    // Strings the record added to the table go first: the record names them by index.
+    for (let i = strings; i < this.table.list.length; i++) this.frame.string(i, this.table.list[i]);
+    this.frame.set(this.arena.buf, at);
+    this.appended();
     return full;
   }
 
@@ -468,7 +556,9 @@ export class CookCache {
    * overwrite: the journal must never hold an entry describing bytes no longer on disk.
    */
   delete(guid: string): void {
-    if (this.remove(guid)) this.append({ d: guid });
+    if (!this.remove(guid)) return;
+    this.frame.delete(guid);
+    this.appended();
   }
 
   /** Drop entries for which `keep` is false. */
@@ -491,7 +581,8 @@ export class CookCache {
   setPak(pakFile: string, record: PakRecord | undefined): void {
     if (record) this.paks.set(pakFile, record);
     else if (!this.paks.delete(pakFile)) return;
-    this.append({ p: pakFile, r: record ?? null });
+    this.frame.pak(pakFile, record ?? null);
+    this.appended();
   }
 
   /** Journal lines not yet folded into the snapshot. */
@@ -555,6 +646,7 @@ export class CookCache {
       throw errors.ioFailed(this.journalFile, 'truncate', e);
     }
     this.journalOps = 0;
+    this.journalHead = false;
   }
 
   /** Close the journal (what was appended stays). */
@@ -563,6 +655,10 @@ export class CookCache {
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
   }
+}
+
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.byteLength; ) at += fs.writeSync(fd, bytes, at, bytes.byteLength - at);
 }
 
 /**

@@ -7,11 +7,14 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readCookJournal } from '../../cook/cookJournal.js';
 import { cookProject } from '../../cook/cookProject.js';
 import { generateProject } from '../../samples/generate/generateProject.js';
+import { initHash } from '../../src/util/hash.js';
 import { REPO, TSX_LOADER } from '../helpers/runCli.js';
 
+beforeAll(initHash);
 const dirs: string[] = [];
 afterAll(async () => {
   for (const d of dirs) await fsp.rm(d, { recursive: true, force: true });
@@ -24,14 +27,14 @@ async function bigProject(): Promise<string> {
   return dir;
 }
 
-/** GUIDs the journal holds a finished entry for now (a torn last line is not one). */
+/** GUIDs the journal holds a finished entry for now (a torn last frame is not one). */
 function journaled(dir: string): Set<string> {
-  const text = fs.readFileSync(path.join(dir, 'Intermediates', 'CookCache.journal'), { encoding: 'utf8', flag: 'r' });
   const done = new Set<string>();
-  for (const line of text.split('\n').slice(0, -1)) {
-    const op = JSON.parse(line) as { s?: string; d?: string };
-    if (op.s) done.add(op.s);
-    else if (op.d) done.delete(op.d);
+  for (const frame of readCookJournal(fs.readFileSync(path.join(dir, 'Intermediates', 'CookCache.journal'))).frames) {
+    for (const op of frame.ops) {
+      if (op.kind === 'set') done.add(op.guid);
+      else if (op.kind === 'delete') done.delete(op.guid);
+    }
   }
   return done;
 }

@@ -1,7 +1,8 @@
 /**
- * The cook cache's store: packed binary snapshot + JSON-lines journal. Entries survive a reload
- * exactly (every field), a torn journal tail and a damaged snapshot are handled as the module says,
- * and a cache written by an older version (CookCache.json) is read once and replaced.
+ * The cook cache's store: packed binary snapshot + binary journal (cookJournal.ts). Entries survive a reload
+ * exactly (every field), a torn or damaged journal tail and a damaged snapshot are handled as the
+ * module says, and a cache written by an older version (CookCache.json, a JSON-lines journal) is
+ * read once and replaced.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -108,23 +109,154 @@ describe('cook cache store', () => {
     cache.close();
   });
 
-  it('a torn last journal line is cut off; the lines before it are kept', async () => {
+  it('a torn last journal frame is cut off; the frames before it are kept, and appends follow them', async () => {
     const { file, cooked } = await setup();
     const { cache } = await CookCache.load(file, cooked);
-    const a = entryFor(cooked, 1);
-    const b = entryFor(cooked, 2);
-    cache.set(a.guid, a.key, a.rest);
+    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
+    const [a, b, c] = [entryFor(cooked, 1), entryFor(cooked, 2), entryFor(cooked, 3)];
+    const wantA = cache.set(a.guid, a.key, a.rest);
+    const afterA = fs.statSync(journal).size;
     cache.set(b.guid, b.key, b.rest);
     cache.close();
-    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
     const full = fs.readFileSync(journal);
-    fs.writeFileSync(journal, full.subarray(0, full.length - 5));
-    const { cache: again, warning } = await CookCache.load(file, cooked);
-    expect(warning).toBeUndefined();
+    for (const cut of [5, full.length - afterA - 4]) {
+      fs.writeFileSync(journal, full.subarray(0, full.length - cut));
+      const { cache: again, warning } = await CookCache.load(file, cooked);
+      expect(warning).toBeUndefined();
+      expect(again.peek(a.guid)).toEqual(wantA);
+      expect(again.peek(b.guid)).toBeUndefined();
+      expect(fs.statSync(journal).size).toBe(afterA);
+      again.close();
+    }
+    // The next append starts where the good frames end.
+    const { cache: more } = await CookCache.load(file, cooked);
+    const wantC = more.set(c.guid, c.key, c.rest);
+    more.close();
+    const { cache: last } = await CookCache.load(file, cooked);
+    expect([last.peek(a.guid), last.peek(b.guid), last.peek(c.guid)]).toEqual([wantA, undefined, wantC]);
+    expect(last.pending).toBe(2);
+    last.close();
+  });
+
+  it('a journal frame whose checksum does not match ends the journal there', async () => {
+    const { file, cooked } = await setup();
+    const { cache } = await CookCache.load(file, cooked);
+    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
+    const [a, b, c] = [entryFor(cooked, 1), entryFor(cooked, 2), entryFor(cooked, 3)];
+    cache.set(a.guid, a.key, a.rest);
+    const afterA = fs.statSync(journal).size;
+    cache.set(b.guid, b.key, b.rest);
+    const afterB = fs.statSync(journal).size;
+    cache.set(c.guid, c.key, c.rest);
+    cache.close();
+    const bytes = fs.readFileSync(journal);
+    // A flipped byte inside b's record: its frame, and the whole frame after it, are dropped.
+    bytes[afterA + Math.floor((afterB - afterA) / 2)] ^= 0x20;
+    fs.writeFileSync(journal, bytes);
+    const { cache: again } = await CookCache.load(file, cooked);
     expect(again.peek(a.guid)).toBeDefined();
     expect(again.peek(b.guid)).toBeUndefined();
-    expect(fs.readFileSync(journal).toString('utf8').endsWith('\n')).toBe(true);
+    expect(again.peek(c.guid)).toBeUndefined();
+    expect(fs.statSync(journal).size).toBe(afterA);
     again.close();
+  });
+
+  it('a held batch is one journal frame: a cut inside it drops the whole batch, never part of it', async () => {
+    const { file, cooked } = await setup();
+    const { cache } = await CookCache.load(file, cooked);
+    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
+    const first = entryFor(cooked, 1);
+    cache.set(first.guid, first.key, first.rest);
+    const before = fs.statSync(journal).size;
+    const batch = Array.from({ length: 8 }, (_, i) => entryFor(cooked, 10 + i));
+    cache.holdJournal();
+    for (const e of batch) cache.set(e.guid, e.key, e.rest);
+    cache.delete(first.guid);
+    expect(fs.statSync(journal).size).toBe(before);
+    cache.flushJournal();
+    cache.close();
+    const full = fs.readFileSync(journal);
+    const { cache: whole } = await CookCache.load(file, cooked, { readOnly: true });
+    expect(batch.every((e) => whole.peek(e.guid) !== undefined)).toBe(true);
+    expect(whole.peek(first.guid)).toBeUndefined();
+    expect(whole.pending).toBe(1 + 8 + 1);
+    fs.writeFileSync(journal, full.subarray(0, before + Math.floor((full.length - before) * 0.75)));
+    const { cache: cut } = await CookCache.load(file, cooked);
+    expect(batch.filter((e) => cut.peek(e.guid) !== undefined)).toEqual([]);
+    expect(cut.peek(first.guid)).toBeDefined();
+    expect(cut.pending).toBe(1);
+    cut.close();
+  });
+
+  it('a journal replayed over the snapshot that folded it gives the same entries (table strings included)', async () => {
+    const { file, cooked } = await setup();
+    const { cache } = await CookCache.load(file, cooked);
+    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
+    const want = new Map<string, CacheEntry>();
+    // Entries with non-hex part values and class names: strings the journal gives the table.
+    for (let i = 0; i < 40; i++) {
+      const e = entryFor(cooked, i);
+      want.set(e.guid, cache.set(e.guid, e.key, e.rest));
+    }
+    cache.setPak('Main.pak', { fingerprint: 'f1', size: 9, entries: 2 });
+    cache.setPak('Old.pak', { fingerprint: 'f0', size: 1, entries: 1 });
+    cache.setPak('Old.pak', undefined);
+    const kept = fs.readFileSync(journal);
+    await cache.save(true);
+    cache.close();
+    // A kill between writing the snapshot and emptying the journal.
+    fs.writeFileSync(journal, kept);
+    const { cache: again, warning } = await CookCache.load(file, cooked);
+    expect(warning).toBeUndefined();
+    for (const [guid, e] of want) expect(again.peek(guid)).toEqual(e);
+    expect(again.getPak('Main.pak')).toEqual({ fingerprint: 'f1', size: 9, entries: 2 });
+    expect(again.getPak('Old.pak')).toBeUndefined();
+    expect(fs.statSync(journal).size).toBe(kept.length);
+    again.close();
+    // A journal whose table strings disagree with the snapshot's ends where they do (here: at once).
+    const other = await setup();
+    const { cache: elsewhere } = await CookCache.load(other.file, other.cooked);
+    const odd = entryFor(other.cooked, 45); // a GUID the first cache does not hold; part strings its table has elsewhere
+    elsewhere.set(odd.guid, { key: odd.key.key, parts: { format: 'zz', settings: 'yy' } }, odd.rest);
+    elsewhere.close();
+    fs.copyFileSync(path.join(path.dirname(other.file), JOURNAL_FILE_NAME), journal);
+    const { cache: mixed } = await CookCache.load(file, cooked);
+    expect(mixed.peek(odd.guid)).toBeUndefined();
+    expect(mixed.size).toBe(want.size);
+    mixed.close();
+  });
+
+  it('a JSON-lines journal of the version before is replayed (a torn last line dropped) and folded into the snapshot at load', async () => {
+    const { file, cooked } = await setup();
+    const { cache } = await CookCache.load(file, cooked);
+    const [a, b, c] = [entryFor(cooked, 1), entryFor(cooked, 2), entryFor(cooked, 3)];
+    const wantA = cache.set(a.guid, a.key, a.rest);
+    await cache.save(true);
+    cache.close();
+    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
+    // What the JSON journal's writer appended: one line per change.
+    const st = fs.statSync(path.join(cooked, b.rest.cookedFile));
+    const wantB: CacheEntry = { key: b.key.key, parts: b.key.parts, ...b.rest, cookedSize: st.size, cookedMtimeMs: st.mtimeMs };
+    const lines = [{ s: b.guid, e: wantB }, { d: a.guid }, { p: 'Main.pak', r: { fingerprint: 'f', size: 3, entries: 1 } }].map((op) => JSON.stringify(op) + '\n');
+    fs.writeFileSync(journal, lines.join('') + '{"s":"torn');
+    // A reader that may not write replays it and changes nothing on disk.
+    const snapshot = fs.readFileSync(file);
+    const { cache: reader } = await CookCache.load(file, cooked, { readOnly: true });
+    expect([reader.peek(a.guid), reader.peek(b.guid)]).toEqual([undefined, wantB]);
+    expect(fs.readFileSync(file).equals(snapshot)).toBe(true);
+    const { cache: again, warning } = await CookCache.load(file, cooked);
+    expect(warning).toBeUndefined();
+    expect([again.peek(a.guid), again.peek(b.guid)]).toEqual([undefined, wantB]);
+    expect(again.getPak('Main.pak')).toEqual({ fingerprint: 'f', size: 3, entries: 1 });
+    // Folded: no JSON left for binary frames to follow.
+    expect(fs.existsSync(journal) ? fs.statSync(journal).size : 0).toBe(0);
+    expect(again.pending).toBe(0);
+    const wantC = again.set(c.guid, c.key, c.rest);
+    again.close();
+    const { cache: last } = await CookCache.load(file, cooked);
+    expect([last.peek(a.guid), last.peek(b.guid), last.peek(c.guid)]).toEqual([undefined, wantB, wantC]);
+    last.close();
+    void wantA;
   });
 
   it('a damaged snapshot is a CACHE_INVALID warning naming it, an empty cache, and its journal is dropped', async () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import fs from 'node:fs';
 import { Cooker } from '../../cook/Cooker.js';
 import { CACHE_FILE_NAME, CookCache, JOURNAL_FILE_NAME } from '../../cook/cookCache.js';
+import { readCookJournal } from '../../cook/cookJournal.js';
 import { CookPool, type JobResult } from '../../cook/pool/CookPool.js';
 import { DEFAULTS } from '../../config/defaults.js';
 import { generateProject } from '../../samples/index.js';
@@ -289,7 +290,7 @@ describe('cook worker pool', () => {
     dirs.push(dir);
     await generateProject({ out: dir, assets: 300, seed: 13, textureEncoder: 'rgba8' });
     const journal = path.join(dir, 'Intermediates', JOURNAL_FILE_NAME);
-    const writes: string[] = [];
+    const writes: Buffer[] = [];
     const real = fs.writeSync;
     const spy = vi.spyOn(fs, 'writeSync').mockImplementation(((fd: number, data: unknown, ...rest: unknown[]) => {
       // Only the journal's appends (the cook cache holds it open for appending).
@@ -299,7 +300,7 @@ describe('cook worker pool', () => {
       } catch {
         // not a descriptor we can name
       }
-      if (target === journal) writes.push(Buffer.isBuffer(data) || data instanceof Uint8Array ? Buffer.from(data as Uint8Array).toString('utf8', (rest[0] as number) ?? 0) : String(data));
+      if (target === journal) writes.push(Buffer.from((data as Uint8Array).subarray((rest[0] as number) ?? 0)));
       return (real as (...a: unknown[]) => number)(fd, data, ...rest);
     }) as typeof fs.writeSync);
     let summary;
@@ -315,12 +316,13 @@ describe('cook worker pool', () => {
       spy.mockRestore();
     }
     expect(summary.ok).toBe(true);
-    const lines = writes.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { s?: string });
-    const set = lines.filter((l) => l.s !== undefined).map((l) => l.s!);
+    const read = readCookJournal(Buffer.concat(writes));
+    expect(read.tail).toBeUndefined();
+    const set = read.frames.flatMap((f) => f.ops.flatMap((op) => (op.kind === 'set' ? [op.guid] : [])));
     // Each cooked asset once (packages and text assets alike).
     expect(new Set(set).size).toBe(set.length);
     expect(set.length).toBe(summary.cooked);
-    // The packages came back from the workers in batches, each batch's lines in one write.
+    // The packages came back from the workers in batches, each batch's frame in one write.
     const packages = summary.assetReports.filter((a) => a.file.endsWith('.lasset')).length;
     expect(packages).toBeGreaterThan(100);
     expect(writes.length).toBeLessThan(set.length - packages / 2);
