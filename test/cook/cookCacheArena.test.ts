@@ -56,6 +56,8 @@ describe('cook cache arena', () => {
       // Near misses stay strings: upper case, a non-hex digit, one digit short or long, odd lengths.
       entry({ key: '0123456789ABCDEF', xxh64: '0123456789abcdeg', cookedXxh64: '0123456789abcde', parts: { content: '0123456789abcdef0', format: 'g'.repeat(32) } }),
       entry({ key: 'FEDCBA9876543210ffffffffffffffff', xxh64: '', cookedXxh64: undefined, classes: undefined, cookMs: undefined, texture: false }),
+      // A character past Latin-1 (whose low byte is a hex digit's code) in either place of a pair.
+      entry({ key: '\u0161123456789abcdef'.slice(0, 16), xxh64: '0\u0130' + '0'.repeat(14) }),
     ];
     const at = forms.map((e, i) => writeEntry(arena, table, `guid-${i}`, e));
     expect(at.map((o) => readEntry(arena.buf, table, o))).toEqual(forms);
