@@ -36,7 +36,8 @@ describe('the schema part of a cook key', () => {
     const record = { kind: 'package', className: THING, hash: '0123456789abcdef' } as AssetRecord;
     const a = schemasWith('Radius');
     // A one-class list spelled like a longer list's JSON must not take that list's answer either.
-    const lists = [[THING, ''], [`${THING}\n`], [THING], ['/Script/Engine.COther'], [THING, ''], [`${THING}\n`], ['', THING], [JSON.stringify([THING])], [JSON.stringify([THING, ''])]];
+    // A list that begins another (and the empty one) has its own answer.
+    const lists = [[THING, ''], [`${THING}\n`], [THING], [], [THING, '', THING], ['/Script/Engine.COther'], [THING, ''], [`${THING}\n`], ['', THING], [JSON.stringify([THING])], [JSON.stringify([THING, ''])]];
     for (const classes of lists) {
       expect(keyPartsForRecord(record, { settings, schemas: a }, false, record.hash, classes).schema ?? '').toBe(a.packageHash(classes));
     }
