@@ -9,6 +9,7 @@
  * bytes; a repeated short string (part names, settings hashes that are not hex, class names) as an
  * index into the cache's string table; anything else as UTF-8.
  */
+import { hexInto } from '../src/util/hex.js';
 import type { CacheEntry, PakRecord } from './cookCache.js';
 import type { CookKeyParts } from './cookKey.js';
 
@@ -22,28 +23,6 @@ const FLAG_TEXTURE = 1;
 const FLAG_CLASSES = 2;
 const FLAG_COOK_MS = 4;
 
-
-/** A character code's value as a lowercase hex digit, or -1 (codes 0-255; anything above is not one). */
-const HEX_VALUE = new Int8Array(256).fill(-1);
-for (let d = 0; d < 16; d++) HEX_VALUE['0123456789abcdef'.charCodeAt(d)] = d;
-
-/**
- * Write `s` (an even number of lowercase hex digits, /^[0-9a-f]*$/) as bytes at `at`; false, with
- * whatever it wrote of them to be overwritten, when `s` is not that. A table lookup per digit, not
- * two range tests: every entry of a first cook writes four or five hashes through here.
- */
-function hexInto(b: Buffer, at: number, s: string): boolean {
-  for (let k = 0; k < s.length; k += 2) {
-    const c1 = s.charCodeAt(k);
-    const c2 = s.charCodeAt(k + 1);
-    if ((c1 | c2) > 0xff) return false;
-    const hi = HEX_VALUE[c1];
-    const lo = HEX_VALUE[c2];
-    if ((hi | lo) < 0) return false;
-    b[at + (k >> 1)] = (hi << 4) | lo;
-  }
-  return true;
-}
 
 /** Strings shared by many entries (part names, class names), stored once per snapshot. */
 export class StringTable {

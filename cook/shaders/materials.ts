@@ -31,6 +31,7 @@ import type { LoadedPackage, Property } from '../../src/format/packageTypes.js';
 import type { AssetRecord } from '../../src/registry/types.js';
 import { writeFileAtomicSync } from '../../src/util/atomicWrite.js';
 import { initHash, xxh64 } from '../../src/util/hash.js';
+import { hexInto } from '../../src/util/hex.js';
 
 export const MATERIAL_CLASS = '/Script/Engine.CMaterial';
 export const MATERIALS_CACHE_FILE = 'ShaderMaterials.bin';
@@ -232,14 +233,14 @@ export class MaterialsTable {
     if (!GUID_RE.test(guid)) return -1;
     if (hint >= 0 && hint < this.count && hexIs(this.bytes, HEADER + hint * RECORD, guid)) return hint;
     const key = this.key;
-    key.write(guid, 0, 16, 'hex');
+    hexInto(key, 0, guid);
     let lo = 0;
     let hi = this.count - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const c = this.bytes.compare(key, 0, 16, HEADER + mid * RECORD, HEADER + mid * RECORD + 16);
+      const c = compareGuid(this.bytes, HEADER + mid * RECORD, key);
       if (c === 0) return mid;
-      // compare() says how the record orders against the key.
+      // How the record orders against the key.
       if (c < 0) lo = mid + 1;
       else hi = mid - 1;
     }
@@ -274,6 +275,19 @@ export class MaterialsTable {
     if (at + length > this.blobSize) return undefined;
     return this.bytes.subarray(this.blobAt + at, this.blobAt + at + length);
   }
+}
+
+/**
+ * The 16 GUID bytes at `at` against `key`'s first 16: negative, zero or positive as they order
+ * before, equal or after it. In JS: a scan's binary searches made Buffer.compare's C++ call per
+ * step (with a hex write of the key per search, ~60 ms of a cold 20k cook's second scan).
+ */
+function compareGuid(bytes: Buffer, at: number, key: Buffer): number {
+  for (let k = 0; k < 16; k++) {
+    const d = bytes[at + k] - key[k];
+    if (d !== 0) return d;
+  }
+  return 0;
 }
 
 /** Do the bytes at `at` spell `hex` (lowercase hex digits, checked by the caller)? Compared here: a Buffer write and compare per call cost more than the bytes. */

@@ -52,6 +52,20 @@ describe('ShaderMaterials.bin', () => {
     expect(t.blob(one)?.byteLength).toBe(0);
     expect([t.blobEmpty(one), t.blobEmpty(three)]).toEqual([true, false]);
     expect(Buffer.from(t.blob(three)!).toString()).toBe('{"materials":[]}');
+    // Binary search over many records: GUIDs that differ in their first, middle or last byte, high
+    // bytes included; every one found at its sorted index without a hint, and none that is absent.
+    const many = Array.from({ length: 300 }, (_, i) => {
+      const b = Buffer.alloc(16, 0x7f);
+      b[i % 3 === 0 ? 0 : i % 3 === 1 ? 8 : 15] = (i * 37) & 0xff;
+      b[(i >> 2) % 16] ^= i & 0x80;
+      return b.toString('hex');
+    });
+    const kept = [...new Set(many)].sort();
+    const big = MaterialsTable.encode(kept, kept.map(() => '00000000000000aa'), kept.map(() => undefined));
+    expect(kept.map((guid) => big.find(guid))).toEqual(kept.map((_, i) => i));
+    const absent = kept.map((guid) => guid.slice(0, 31) + (guid[31] === 'f' ? 'e' : 'f')).filter((guid) => !kept.includes(guid));
+    expect(absent.length).toBeGreaterThan(100);
+    expect(absent.map((guid) => big.find(guid))).toEqual(absent.map(() => -1));
     // A flipped byte anywhere fails the footer hash.
     const bad = Buffer.from(MaterialsTable.encode([g(1)], ['00000000000000bb'], [blob]).data);
     bad[20] ^= 1;
