@@ -242,9 +242,13 @@ export class CookCache {
 
   /** Returns the offset of the entry's record. */
   private put(guid: string, e: CacheEntry): number {
+    return this.place(guid, writeEntry(this.arena, this.table, guid, e));
+  }
+
+  /** Index `guid` at the arena record at `at`; the record it replaces becomes dead bytes. Returns `at`. */
+  private place(guid: string, at: number): number {
     const old = this.index.get(guid);
     if (old !== undefined) this.dead += recordBytes(this.arena.buf, old);
-    const at = writeEntry(this.arena, this.table, guid, e);
     this.index.set(guid, at);
     return at;
   }
@@ -329,9 +333,7 @@ export class CookCache {
         }
         if (outsideCooked(e.cookedFile)) return false;
         a.used = at + op.bytes;
-        const old = this.index.get(op.guid);
-        if (old !== undefined) this.dead += recordBytes(a.buf, old);
-        this.index.set(op.guid, at);
+        this.place(op.guid, at);
         return true;
       }
       case 'delete':
