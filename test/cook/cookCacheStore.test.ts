@@ -18,13 +18,13 @@ afterAll(async () => {
   for (const d of dirs) await fsp.rm(d, { recursive: true, force: true });
 });
 
-async function setup(): Promise<{ file: string; cooked: string; dir: string }> {
+async function setup(): Promise<{ file: string; cooked: string; dir: string; journal: string }> {
   const dir = await tempDir();
   dirs.push(dir);
   const cooked = path.join(dir, 'Saved/Cooked');
   await fsp.mkdir(path.join(cooked, 'Game'), { recursive: true });
   await fsp.mkdir(path.join(dir, 'Intermediates'), { recursive: true });
-  return { file: path.join(dir, 'Intermediates', CACHE_FILE_NAME), cooked, dir };
+  return { file: path.join(dir, 'Intermediates', CACHE_FILE_NAME), cooked, dir, journal: path.join(dir, 'Intermediates', JOURNAL_FILE_NAME) };
 }
 
 const hex = (i: number, n = 16) => i.toString(16).padStart(n, '0');
@@ -55,7 +55,7 @@ function entryFor(cooked: string, i: number): { guid: string; key: { key: string
 
 describe('cook cache store', () => {
   it('a compacted snapshot and the journal after it give back every entry exactly', async () => {
-    const { file, cooked } = await setup();
+    const { file, cooked, journal } = await setup();
     const { cache } = await CookCache.load(file, cooked);
     const want = new Map<string, CacheEntry>();
     const made = Array.from({ length: 300 }, (_, i) => entryFor(cooked, i));
@@ -65,7 +65,7 @@ describe('cook cache store', () => {
     cache.setPak('Main.pak', { fingerprint: 'abc', size: 123, entries: 4 });
     await cache.save(true);
     expect(fs.existsSync(file)).toBe(true);
-    expect(fs.statSync(path.join(path.dirname(file), JOURNAL_FILE_NAME)).size).toBe(0);
+    expect(fs.statSync(journal).size).toBe(0);
     // After the snapshot: an overwrite and a delete that only the journal has.
     const e3 = made[3];
     want.set(e3.guid, cache.set(e3.guid, { key: hex(999), parts: { content: hex(999), format: '1' } }, { ...e3.rest, rawSize: 5 }));
@@ -110,9 +110,8 @@ describe('cook cache store', () => {
   });
 
   it('a torn last journal frame is cut off; the frames before it are kept, and appends follow them', async () => {
-    const { file, cooked } = await setup();
+    const { file, cooked, journal } = await setup();
     const { cache } = await CookCache.load(file, cooked);
-    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
     const [a, b, c] = [entryFor(cooked, 1), entryFor(cooked, 2), entryFor(cooked, 3)];
     const wantA = cache.set(a.guid, a.key, a.rest);
     const afterA = fs.statSync(journal).size;
@@ -139,9 +138,8 @@ describe('cook cache store', () => {
   });
 
   it('a journal frame whose checksum does not match ends the journal there', async () => {
-    const { file, cooked } = await setup();
+    const { file, cooked, journal } = await setup();
     const { cache } = await CookCache.load(file, cooked);
-    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
     const [a, b, c] = [entryFor(cooked, 1), entryFor(cooked, 2), entryFor(cooked, 3)];
     cache.set(a.guid, a.key, a.rest);
     const afterA = fs.statSync(journal).size;
@@ -162,9 +160,8 @@ describe('cook cache store', () => {
   });
 
   it('a held batch is one journal frame: a cut inside it drops the whole batch, never part of it', async () => {
-    const { file, cooked } = await setup();
+    const { file, cooked, journal } = await setup();
     const { cache } = await CookCache.load(file, cooked);
-    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
     const first = entryFor(cooked, 1);
     cache.set(first.guid, first.key, first.rest);
     const before = fs.statSync(journal).size;
@@ -189,9 +186,8 @@ describe('cook cache store', () => {
   });
 
   it('a journal replayed over the snapshot that folded it gives the same entries (table strings included)', async () => {
-    const { file, cooked } = await setup();
+    const { file, cooked, journal } = await setup();
     const { cache } = await CookCache.load(file, cooked);
-    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
     const want = new Map<string, CacheEntry>();
     // Entries with non-hex part values and class names: strings the journal gives the table.
     for (let i = 0; i < 40; i++) {
@@ -219,7 +215,7 @@ describe('cook cache store', () => {
     const odd = entryFor(other.cooked, 45); // a GUID the first cache does not hold; part strings its table has elsewhere
     elsewhere.set(odd.guid, { key: odd.key.key, parts: { format: 'zz', settings: 'yy' } }, odd.rest);
     elsewhere.close();
-    fs.copyFileSync(path.join(path.dirname(other.file), JOURNAL_FILE_NAME), journal);
+    fs.copyFileSync(other.journal, journal);
     const { cache: mixed } = await CookCache.load(file, cooked);
     expect(mixed.peek(odd.guid)).toBeUndefined();
     expect(mixed.size).toBe(want.size);
@@ -227,13 +223,12 @@ describe('cook cache store', () => {
   });
 
   it('a JSON-lines journal of the version before is replayed (a torn last line dropped) and folded into the snapshot at load', async () => {
-    const { file, cooked } = await setup();
+    const { file, cooked, journal } = await setup();
     const { cache } = await CookCache.load(file, cooked);
     const [a, b, c] = [entryFor(cooked, 1), entryFor(cooked, 2), entryFor(cooked, 3)];
     const wantA = cache.set(a.guid, a.key, a.rest);
     await cache.save(true);
     cache.close();
-    const journal = path.join(path.dirname(file), JOURNAL_FILE_NAME);
     // What the JSON journal's writer appended: one line per change.
     const st = fs.statSync(path.join(cooked, b.rest.cookedFile));
     const wantB: CacheEntry = { key: b.key.key, parts: b.key.parts, ...b.rest, cookedSize: st.size, cookedMtimeMs: st.mtimeMs };
@@ -260,7 +255,7 @@ describe('cook cache store', () => {
   });
 
   it('a damaged snapshot is a CACHE_INVALID warning naming it, an empty cache, and its journal is dropped', async () => {
-    const { file, cooked } = await setup();
+    const { file, cooked, journal } = await setup();
     const { cache } = await CookCache.load(file, cooked);
     for (let i = 0; i < 20; i++) {
       const e = entryFor(cooked, i);
@@ -277,7 +272,7 @@ describe('cook cache store', () => {
     expect(warning).toMatchObject({ code: 'CACHE_INVALID', file });
     expect(warning!.message).toMatch(/checksum/);
     expect(again.size).toBe(0);
-    expect(fs.existsSync(path.join(path.dirname(file), JOURNAL_FILE_NAME))).toBe(false);
+    expect(fs.existsSync(journal)).toBe(false);
     // A truncated one too.
     fs.writeFileSync(file, bytes.subarray(0, 10));
     expect((await CookCache.load(file, cooked)).warning).toMatchObject({ code: 'CACHE_INVALID', file });
