@@ -298,18 +298,6 @@ export function buildReportBody(input: ReportInput): ReportBody {
   }
   if (bounded) assets.forEach((a, k) => referrerCount[k] > a.referrers.length && (a.referrerCount = referrerCount[k]));
 
-  // A bounded report's folder totals, over every asset, listed or not.
-  const folders = new Map<string, ReportFolder>();
-  for (let i = 0; bounded && i < n; i++) {
-    const a = all[i];
-    const folder = a.path.slice(0, Math.max(0, a.path.lastIndexOf('/')));
-    const key = `${a.chunk}\0${folder}`;
-    const f = folders.get(key) ?? { chunk: a.chunk, folder, assets: 0, bytesOut: 0 };
-    f.assets++;
-    f.bytesOut += bytesOut(i);
-    folders.set(key, f);
-  }
-
   const pathOf = (guid: string) => {
     const i = index.get(guid);
     return i !== undefined ? (records[i]?.packagePath ?? all[i].path) : packagePaths.get(guid);
@@ -325,7 +313,7 @@ export function buildReportBody(input: ReportInput): ReportBody {
     ...(bounded
       ? {
           listed: { assets: assets.length, of: n, referrersPerAsset: REPORT_REFERRERS },
-          folders: [...folders.values()].sort((a, b) => compareChunks(a.chunk, b.chunk) || (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0)),
+          folders: reportFolders(all),
         }
       : {}),
     softExcluded: softExcluded.map(ref),
@@ -333,6 +321,20 @@ export function buildReportBody(input: ReportInput): ReportBody {
     // Files relative to the project, as the CLI prints them.
     problems: cap(summary.problems).map((p) => (p.file && path.isAbsolute(p.file) ? { ...p, file: rel(p.file) } : p)),
   };
+}
+
+/** A bounded report's folder totals, over every asset, listed or not; in chunk order, then by folder. */
+export function reportFolders(all: readonly AssetReport[]): ReportFolder[] {
+  const folders = new Map<string, ReportFolder>();
+  for (const a of all) {
+    const folder = a.path.slice(0, Math.max(0, a.path.lastIndexOf('/')));
+    const key = `${a.chunk}\0${folder}`;
+    let f = folders.get(key);
+    if (!f) folders.set(key, (f = { chunk: a.chunk, folder, assets: 0, bytesOut: 0 }));
+    f.assets++;
+    f.bytesOut += a.status === 'failed' ? 0 : a.bytesOut;
+  }
+  return [...folders.values()].sort((a, b) => compareChunks(a.chunk, b.chunk) || (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
 }
 
 /**
@@ -461,6 +463,7 @@ export function reportBodyKey(input: ReportInput): string | undefined {
     buildReportBody.toString(),
     selectListed.toString(),
     linkChains.toString(),
+    reportFolders.toString(),
     canonicalJson(input.config),
     '\n',
   );
@@ -509,6 +512,7 @@ export function reportFrame(input: ReportInput): ReportFrame | undefined {
     buildReportBody.toString(),
     selectListed.toString(),
     linkChains.toString(),
+    reportFolders.toString(),
     reportAssetFields.toString(),
     reportAssetTerm.toString(),
     canonicalJson(input.config),

@@ -17,7 +17,10 @@
  * whose numbers changed, their objects are written anew over the old ones (found by GUID, each
  * checked to read back as the object made from its old numbers) and every other byte is kept.
  * At 20k assets that is a read, a hash check and a copy of both files instead of ~0.15 s of
- * building, serializing and escaping the body.
+ * building, serializing and escaping the body. A bounded body (more than assetLimit assets) is
+ * listed again from the last one with every number taken from this cook, so with the same frame
+ * key it is patched however many assets cooked then: the first no-op after a cold 100k cook parses
+ * ~2 MB instead of reading every record of the registry to build the body again.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,7 +28,7 @@ import type { ProjectConfig } from '../../config/index.js';
 import { writeFileAtomic } from '../../src/util/atomicWrite.js';
 import { hashHex, hashString, hex8, xxh64 } from '../../src/util/hash.js';
 import type { AssetReport } from '../Cooker.js';
-import { buildReportBody, buildReportHead, relistBounded, REPORT_ASSET_LIMIT, reportAssetFields, reportAssetNumbers, reportAssetTerm, reportBodyKey, reportFrame, type ReportAsset, type ReportAssetNumbers, type ReportBody, type ReportFrame, type ReportInput } from './buildCookReport.js';
+import { buildReportBody, buildReportHead, relistBounded, REPORT_ASSET_LIMIT, reportFolders, reportAssetFields, reportAssetNumbers, reportAssetTerm, reportBodyKey, reportFrame, type ReportAsset, type ReportAssetNumbers, type ReportBody, type ReportFrame, type ReportInput } from './buildCookReport.js';
 import { escapeScriptJson } from './pageStyle.js';
 import { REPORT_HTML_AFTER, reportHtmlBefore } from './renderReportHtml.js';
 
@@ -125,7 +128,14 @@ function builtTails(input: ReportInput): { json: Buffer; html: Buffer } {
  */
 function patchedTails(record: ReportKeyRecord, frame: ReportFrame, files: ReportFiles, input: ReportInput): { json: Buffer; html: Buffer } | undefined {
   const last = record.frame;
-  if (last?.key !== frame.key || !last.notCached || frame.notCached.length > MAX_PATCHED) return undefined;
+  if (last?.key !== frame.key) return undefined;
+  // A bounded body takes every number from this cook, so it needs no list of what changed: the
+  // first no-op after a cold cook (every asset cooked then) is patched too.
+  if (input.summary.assetReports.length > (input.assetLimit ?? REPORT_ASSET_LIMIT)) {
+    const old = keptTails(record, files);
+    return old && patchedBounded(old.json, input);
+  }
+  if (!last.notCached || frame.notCached.length > MAX_PATCHED) return undefined;
   const changed = new Set([...last.notCached, ...frame.notCached]);
   if (changed.size > MAX_PATCHED) return undefined;
   const now = new Map<string, AssetReport>();
@@ -133,7 +143,6 @@ function patchedTails(record: ReportKeyRecord, frame: ReportFrame, files: Report
   if (now.size !== changed.size) return undefined;
   const old = keptTails(record, files);
   if (!old) return undefined;
-  if (input.summary.assetReports.length > (input.assetLimit ?? REPORT_ASSET_LIMIT)) return patchedBounded(old.json, now, frame, last.sum, input);
   const sum = [...frame.sum];
   const term: [number, number] = [0, 0];
   const edits: Array<{ json: [number, number]; html: [number, number]; text: string }> = [];
@@ -175,15 +184,14 @@ function patchedTails(record: ReportKeyRecord, frame: ReportFrame, files: Report
 
 /**
  * patchedTails for a bounded body (more than assetLimit assets): which assets it lists depends on
- * the numbers too, so the last body is parsed (a few MB at a million assets), listed again
- * (relistBounded: undefined when an asset not listed then would be listed now, such as one cooked
- * for the first time since, whose chain and referrers that body lacks), the changed assets'
- * numbers put in (each must be listed then: its old numbers are in its object), assets no longer
- * listed dropped with the indexes renumbered, and the folders' bytes moved by the changed assets'
- * difference; then written as a body built whole is. The same checks of the frame's sum and of
- * each changed object as for an unbounded body.
+ * the numbers, so the last body is parsed (a few MB at a million assets) and listed again from
+ * this cook's numbers (relistBounded: undefined when an asset not listed then would be listed now,
+ * such as one cooked for the first time since, whose chain and referrers that body lacks). Every
+ * listed asset's numbers and every folder's bytes are this cook's (the frame key says the rest of
+ * the body is the same), assets no longer listed are dropped with the indexes renumbered; then
+ * written as a body built whole is.
  */
-function patchedBounded(oldJson: Buffer, now: Map<string, AssetReport>, frame: ReportFrame, lastSum: string, input: ReportInput): { json: Buffer; html: Buffer } | undefined {
+function patchedBounded(oldJson: Buffer, input: ReportInput): { json: Buffer; html: Buffer } | undefined {
   let body: ReportBody;
   try {
     body = JSON.parse(`{${oldJson.toString('utf8')}`) as ReportBody;
@@ -192,50 +200,31 @@ function patchedBounded(oldJson: Buffer, now: Map<string, AssetReport>, frame: R
   }
   const assets = body.assets as unknown as Array<Record<string, unknown> & ReportAsset>;
   if (!Array.isArray(assets) || !body.listed || !Array.isArray(body.folders)) return undefined;
-  const k = new Map<string, number>();
-  assets.forEach((a, i) => k.set(a.guid, i));
-  const sum = [...frame.sum];
-  const term: [number, number] = [0, 0];
-  const numbersNow = new Map<number, Record<string, unknown>>();
-  const folderBytes = new Map<string, number>();
-  for (const [guid, a] of now) {
-    const i = k.get(guid);
-    if (i === undefined) return undefined;
-    const before = assets[i];
-    const was = { status: before.status, ...(before.reason !== undefined ? { reason: before.reason } : {}), bytesIn: before.bytesIn, bytesOut: before.bytesOut, ms: before.ms } as ReportAssetNumbers;
-    if (before.path !== a.path || before.chunk !== a.chunk || before.via !== a.via || JSON.stringify(reportAssetFields(before, was)) !== JSON.stringify(before)) return undefined;
-    const numbers = reportAssetNumbers(a);
-    for (const [n, sign] of [[was, 1], [numbers, -1]] as const) {
-      reportAssetTerm(guid, n.status, n.reason, n.bytesIn, n.bytesOut, n.ms, term);
-      sum[0] = (sum[0] + sign * term[0]) >>> 0;
-      sum[1] = (sum[1] + sign * term[1]) >>> 0;
-    }
-    numbersNow.set(i, reportAssetFields(before, numbers)!);
-    const folder = `${a.chunk}\0${a.path.slice(0, Math.max(0, a.path.lastIndexOf('/')))}`;
-    folderBytes.set(folder, (folderBytes.get(folder) ?? 0) + numbers.bytesOut - was.bytesOut);
-  }
-  if (sumHex(sum) !== lastSum) return undefined;
   const listed = relistBounded(input, assets);
   if (!listed) return undefined;
+  const all = input.summary.assetReports;
   // Old list position -> new one (-1: dropped). Both lists are in GUID order.
-  const kept = new Set(listed.map((i) => input.summary.assetReports[i].guid));
+  const kept = new Set(listed.map((i) => all[i].guid));
   const renumber = new Int32Array(assets.length).fill(-1);
   let next = 0;
   assets.forEach((a, i) => kept.has(a.guid) && (renumber[i] = next++));
   const out: Array<Record<string, unknown>> = [];
   for (let i = 0; i < assets.length; i++) {
     if (renumber[i] < 0) continue;
-    const a = { ...(numbersNow.get(i) ?? assets[i]) };
+    const before = assets[i];
+    const now = all[listed[out.length]];
+    if (now.guid !== before.guid || now.path !== before.path || now.chunk !== before.chunk || now.via !== before.via) return undefined;
+    const a = reportAssetFields(before, reportAssetNumbers(now));
+    if (!a) return undefined;
     a.referrers = (a.referrers as Array<number | string>).map((r) => (typeof r === 'number' ? (renumber[r] >= 0 ? renumber[r] : assets[r].path) : r));
     if (typeof a.from === 'number') a.from = renumber[a.from];
     out.push(a);
   }
-  for (const f of body.folders!) {
-    const d = folderBytes.get(`${f.chunk}\0${f.folder}`);
-    if (d !== undefined) f.bytesOut += d;
-  }
+  const folders = reportFolders(all);
+  if (folders.length !== body.folders.length || folders.some((f, i) => f.chunk !== body.folders![i].chunk || f.folder !== body.folders![i].folder)) return undefined;
   (body as { assets: unknown }).assets = out;
   body.listed!.assets = out.length;
+  body.folders = folders;
   const bodyJson = JSON.stringify(body).slice(1);
   return { json: Buffer.from(bodyJson + '\n', 'utf8'), html: Buffer.from(escapeScriptJson(bodyJson) + REPORT_HTML_AFTER, 'utf8') };
 }

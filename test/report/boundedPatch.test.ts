@@ -4,6 +4,7 @@
  * one from the list again, instead of being built whole. Which assets it lists depends on the
  * numbers, so each patched report is compared byte for byte with the report of the same cook
  * built whole. The limits are lowered (3 assets, top lists of 1) instead of cooking 20k assets.
+ * So is the first no-op after a cold cook, which cooked too many assets to name them all.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -39,8 +40,8 @@ afterAll(async () => {
 });
 
 /** One cook, its report written as the cook writes it and then built whole (no record): both files' bytes. */
-async function cookAndReport(): Promise<{ files: ReportFiles; cooked: number; patched: { json: Buffer; html: Buffer }; whole: { json: Buffer; html: Buffer } }> {
-  const cooker = await Cooker.open({ projectDir: dir });
+async function cookAndReport(projectDir = dir): Promise<{ files: ReportFiles; cooked: number; patched: { json: Buffer; html: Buffer }; whole: { json: Buffer; html: Buffer } }> {
+  const cooker = await Cooker.open({ projectDir });
   try {
     const summary = await cooker.cook({ report: false });
     expect(summary.ok).toBe(true);
@@ -101,5 +102,45 @@ describe('a bounded report after a cook that changed a few assets', () => {
     expect(left.patched).toEqual(left.whole);
     expect((JSON.parse(left.whole.json.toString('utf8')) as CookReport).assets[1].referrers).toEqual([0, '/Game/Props/E.lasset']);
     expect((await cookAndReport()).files.reused).toBe(true);
+  });
+});
+
+/** Text that does not compress (an LCG's digits), so its asset is the largest cooked. */
+const noise = (n: number) => {
+  let x = 1;
+  return Array.from({ length: n }, () => ((x = (x * 1103515245 + 12345) % 2 ** 31) >>> 16) % 10).join('');
+};
+
+describe('a bounded report after a cold cook', () => {
+  it('is patched on the next no-op, though the cold cook cooked more assets than a patch names', async () => {
+    // Main (root) imports 70 props, P1 the largest: more assets cooked than MAX_PATCHED (64).
+    const cold = await tempDir('lc-report-bounded-cold-');
+    try {
+      const props = Array.from({ length: 70 }, (_, k) => k + 1);
+      const project: Record<string, ReturnType<typeof asset>> = {
+        'Content/Maps/Main.lasset': asset(g(1000), 'Main', { className: '/Script/Engine.CWorld', imports: props.map((k) => hard(g(k))) }),
+      };
+      for (const k of props) project[`Content/Props/P${k}.lasset`] = asset(g(k), `P${k}`, { imports: k > 1 ? [hard(g(1))] : [], properties: [prop.str('Label', k === 1 ? noise(8000) : `p${k}`)] });
+      await writeProject(cold, { name: 'BoundedCold', cookRoots: ['/Game/Maps/Main'], textures: { encoder: 'rgba8' } }, project);
+      const first = await cookAndReport(cold);
+      expect(first.cooked).toBe(71);
+      // Main, P1 (the largest) and the slowest cooked asset, unless that is one of them.
+      expect(listed(first.whole.json).length).toBeGreaterThanOrEqual(2);
+
+      const noop = await cookAndReport(cold);
+      expect(noop.cooked).toBe(0);
+      expect(noop.files.patched).toBe(true);
+      expect(noop.patched).toEqual(noop.whole);
+      const report = JSON.parse(noop.whole.json.toString('utf8')) as CookReport;
+      expect(listed(noop.whole.json)).toEqual(['P1', 'Main']);
+      // P1's referrers in the registry's (GUID) order, unlisted ones by path, cut at 50 of 70.
+      expect(report.assets[0].referrers.slice(0, 2)).toEqual(['/Game/Props/P2.lasset', '/Game/Props/P3.lasset']);
+      expect(report.assets[0].referrers).toHaveLength(50);
+      expect(report.assets[0].referrerCount).toBe(70);
+      expect(report.folders!.map((f) => [f.folder, f.assets])).toEqual([['/Game/Maps', 1], ['/Game/Props', 70]]);
+      expect((await cookAndReport(cold)).files.reused).toBe(true);
+    } finally {
+      await fsp.rm(cold, { recursive: true, force: true });
+    }
   });
 });
