@@ -306,7 +306,7 @@ export class Cooker {
   }
   /** What a full cook may still hold of its outputs' bytes for the paks (0 outside a full cook: the daemon's batches hold none). */
   private outputBytesBudget = 0;
-  /** This full cook has only a few packages to cook: they cook on this thread, no cook worker is started. */
+  /** This full cook or daemon batch has only a few packages to cook: they cook on this thread, no cook worker is started. */
   private cookOnMain = false;
   /** The shader materials cache as a full cook's last scan left it (its two scans parse it once). */
   private materialsMemo: MaterialsMemo | undefined;
@@ -511,6 +511,21 @@ export class Cooker {
     const fingerprints = planFingerprints(plan);
     this.planWrite = storePlan(this.config.intermediatesDir, key, { ...plan, clashes, fingerprints });
     return { ...plan, clashes, fingerprints, key, factsKey: key };
+  }
+
+  /**
+   * Cook a daemon batch's assets at once, `each` told every result. A handful (FEW_MISSES) with no
+   * cook worker running cook on this thread, as a re-cook's few misses do: the first edit after a
+   * daemon's start on a cook cache or a project switch otherwise waited for a worker to start and
+   * load the cook's modules to cook one file (batch 2.5 s median vs 95 ms at load ~22).
+   */
+  async cookAssets(records: readonly AssetRecord[], problems: CookProblem[], each: (record: AssetRecord, r: AssetCookResult) => void): Promise<void> {
+    this.cookOnMain = records.length <= FEW_MISSES && this.workersRunning === 0;
+    try {
+      await Promise.all(records.map(async (record) => each(record, await this.cookAsset(record, problems))));
+    } finally {
+      this.cookOnMain = false;
+    }
   }
 
   /**

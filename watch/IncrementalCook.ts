@@ -212,22 +212,19 @@ export class IncrementalCook {
     let cooked = 0;
     // A batch is a handful of files: cook them in parallel, the libuv pool does the deflate.
     // Each asset journals its own cache entry (and drops the old one before overwriting its output).
-    await Promise.all(
-      todo.map(async (record) => {
-        const r = await this.cooker.cookAsset(record, problems);
-        if (r.output && r.status !== 'failed') {
-          this.devPak.put(record.virtualPath, { kind: record.kind === 'package' ? 'cooked' : 'file', file: r.output });
-          cooked++;
-          const edit = edits?.get(record.virtualPath);
-          if (edit) next.set(record.virtualPath, edit);
-        } else if (!edits) {
-          // Nothing new to ship: keep whatever the paks held, and retry the asset next batch.
-          next.delete(record.virtualPath);
-          const was = this.shipped.get(record.virtualPath);
-          if (was) next.set(record.virtualPath, was);
-        }
-      }),
-    );
+    await this.cooker.cookAssets(todo, problems, (record, r) => {
+      if (r.output && r.status !== 'failed') {
+        this.devPak.put(record.virtualPath, { kind: record.kind === 'package' ? 'cooked' : 'file', file: r.output });
+        cooked++;
+        const edit = edits?.get(record.virtualPath);
+        if (edit) next.set(record.virtualPath, edit);
+      } else if (!edits) {
+        // Nothing new to ship: keep whatever the paks held, and retry the asset next batch.
+        next.delete(record.virtualPath);
+        const was = this.shipped.get(record.virtualPath);
+        if (was) next.set(record.virtualPath, was);
+      }
+    });
     this.shipped = next;
     // Shaders: a shader file changed, the plan did, or a package that holds (or held) a material
     // did (a material's source or defines may have).
