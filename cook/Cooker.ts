@@ -75,7 +75,7 @@ import { knownEntry, MATERIAL_CLASS, type MaterialsMemo, type PackageMaterials }
 import { ShaderRegistry } from '../src/registry/ShaderRegistry.js';
 import { decodeShaderCache, describePermutation, SHADER_CACHE_ENTRY } from '../src/format/shaderCache.js';
 import { shipRelease } from './writeRelease.js';
-import { leanHeapFor, leanHeapOn, leanHeapStrictFor } from '../src/util/leanHeap.js';
+import { leanHeapFor, leanHeapOn, leanHeapStrictFor, releaseStrictHeap } from '../src/util/leanHeap.js';
 import { shortRunInlining } from '../src/util/shortRunJit.js';
 import { reportFiles, writeCookReport, type ReportFiles } from './report/writeCookReport.js';
 
@@ -1344,10 +1344,14 @@ export class Cooker {
       held?.dropBytes();
       summary.phases.paks = Math.round(performance.now() - pakStart);
       bus.emit({ type: 'END', phase: 'pak', ms: summary.phases.paks, ok: true });
+      // The tail (release, reports, cook cache) allocates on top of the loop's garbage: a held strict
+      // level (cookProject) collects it and starts here.
+      releaseStrictHeap();
       if (opts.release !== undefined) summary.releaseManifest = await shipRelease(config, opts.release, summary.paks, registryBytes!, shaderRes.allBytes);
     } else if (!summary.ok) {
       log.error({ errors: problems.filter((p) => p.severity === 'error').length }, 'cook failed: paks were not written, the last good ones are untouched');
     }
+    releaseStrictHeap();
     summary.assetReports = assetReports();
     results.clear();
     await this.saveCache(problems);

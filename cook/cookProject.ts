@@ -6,6 +6,7 @@
 import type { ProjectConfig } from '../config/index.js';
 import type { ProgressBus } from '../src/log/events.js';
 import type { Logger } from '../src/log/logger.js';
+import { holdStrictHeap } from '../src/util/leanHeap.js';
 import { Cooker, type CookSummary } from './Cooker.js';
 import type { RootLookup } from './cookRoots.js';
 import type { CookStore } from './CookStore.js';
@@ -45,6 +46,9 @@ export interface CookProjectOptions {
 
 /** Cook a project. Problems are in the summary (`ok` false on an error); only COOK_NO_ROOTS and bad configs throw. */
 export async function cookProject(opts: CookProjectOptions): Promise<CookSummary> {
+  // One cook in this process: strict (a very large project) waits for the tail after the paks
+  // (src/util/leanHeap.ts); cook() releases it.
+  holdStrictHeap();
   const cooker = await Cooker.open({ ...opts, prestatOutputs: true });
   try {
     return await cooker.cook({ paks: opts.paks, release: opts.release, report: opts.report, signal: opts.signal, shard: opts.shard, shardCosts: opts.shardCosts });

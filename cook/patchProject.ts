@@ -5,8 +5,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { loadConfig, type ProjectConfig } from '../config/index.js';
 import { errors } from '../src/errors.js';
 import { buildPatchPak, type PatchSummary } from '../pak/buildPatch.js';
@@ -17,6 +15,7 @@ import type { PakSource } from '../pak/writePak.js';
 import { CACHE_FILE_NAME, CookCache } from './cookCache.js';
 import { parseReleaseManifest, readManifestText, RELEASE_MANIFEST, type ReleaseSummary } from '../pak/releaseManifest.js';
 import { cookProject, type CookProjectOptions, type CookSummary } from './cookProject.js';
+import { collectGarbage } from '../src/util/leanHeap.js';
 
 export interface PatchProjectOptions extends Omit<CookProjectOptions, 'release' | 'paks'> {
   /**
@@ -111,6 +110,10 @@ export async function patchProject(opts: PatchProjectOptions): Promise<PatchProj
   const baseFile = resolveReleaseBase(config, opts.base);
   await checkReleaseManifest(baseFile);
   const cook = await cookProject({ ...opts, config });
+  // The cook's garbage goes now, before the patch step allocates: a million-asset cook leaves
+  // ~1 GB of dead objects that V8 collects only under pressure, and the patch step's first
+  // allocations (release.json's text, the cook cache's file) stacked on them were the whole
+  // process's peak (2.2 GB RSS at 1M; the patch step alone stays near 1.1 GB after this).
   collectGarbage();
   if (!cook.ok) return { ok: false, configFile: config.configFile, cook, base: await checkReleaseManifest(baseFile), patch: null };
   // At a million assets nothing of either side is held whole: the release as its compact content
@@ -136,23 +139,6 @@ export async function patchProject(opts: PatchProjectOptions): Promise<PatchProj
     mountPoint: opts.mountPoint,
   });
   return { ok: true, configFile: config.configFile, cook, base: { ...base.summary, file: base.file }, patch };
-}
-
-/**
- * Collect the cook's garbage now, before the patch step allocates. A million-asset cook leaves
- * ~1 GB of dead objects that V8 collects only under pressure: the patch step's first allocations
- * (release.json's text, the cook cache's file) stacked on them, and that was the whole process's
- * peak (2.2 GB RSS at 1M; the patch step alone stays near 1.1 GB after this collection). Node has
- * no call for it without --expose-gc, so the flag is set just long enough to take `gc` from a
- * new context (as jest's leak detector does).
- */
-function collectGarbage(): void {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (exposed) return exposed();
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  v8.setFlagsFromString('--no-expose-gc');
-  gc();
 }
 
 /** Read and validate the release manifest without keeping its entries: what the result reports of the base. */

@@ -25,12 +25,13 @@ afterAll(async () => {
 async function fresh() {
   vi.resetModules();
   const { Cooker } = await import('../../cook/Cooker.js');
+  const { cookProject } = await import('../../cook/cookProject.js');
   const { AssetRegistry } = await import('../../src/registry/AssetRegistry.js');
   const { loadConfig } = await import('../../config/index.js');
   const leanHeap = await import('../../src/util/leanHeap.js');
   await (await import('../../src/util/hash.js')).initHash();
   const levels = () => ({ lean: leanHeap.leanHeapOn(), strict: leanHeap.leanHeapStrictOn() });
-  return { Cooker, AssetRegistry, loadConfig, levels };
+  return { Cooker, cookProject, AssetRegistry, loadConfig, levels };
 }
 
 async function cook(m: Awaited<ReturnType<typeof fresh>>, beforeCook?: () => void) {
@@ -78,6 +79,25 @@ describe('heap levels of a cook', () => {
     const m = await fresh();
     const cooker = await m.Cooker.open({ projectDir: dir, remoteCache: false, lock: false });
     cooker.close();
+    expect(m.levels()).toEqual({ lean: true, strict: true });
+  });
+
+  it('a one-shot cook (cookProject) from cold holds strict off through its scan, loop and paks, and turns it on for the tail', async () => {
+    process.env.LUMINA_LEAN_HEAP_ASSETS = '5';
+    await fsp.rm(path.join(dir, 'Intermediates'), { recursive: true, force: true });
+    const m = await fresh();
+    const { ProgressBus } = await import('../../src/log/events.js');
+    const bus = new ProgressBus();
+    const seen: Record<string, ReturnType<typeof m.levels>> = {};
+    bus.on((e) => {
+      if (e.type === 'START' || e.type === 'END') seen[`${e.type} ${e.phase}`] = m.levels();
+    });
+    const summary = await m.cookProject({ projectDir: dir, remoteCache: false, report: false, bus });
+    expect(summary.ok).toBe(true);
+    expect(summary.cooked).toBeGreaterThan(5);
+    expect(seen['END scan']).toEqual({ lean: true, strict: false });
+    expect(seen['START cook']).toEqual({ lean: true, strict: false });
+    expect(seen['END pak']).toEqual({ lean: true, strict: false });
     expect(m.levels()).toEqual({ lean: true, strict: true });
   });
 

@@ -51,4 +51,22 @@ describe('leanHeapFor and leanHeapStrictFor', () => {
     expect(m.leanHeapStrictFor(39, env)).toBe(false);
     expect(m.leanHeapStrictFor(40, env)).toBe(true);
   });
+
+  it('held, strict asked for is lean until the release turns it on; a release with nothing asked for leaves it off', () => {
+    m.holdStrictHeap();
+    expect(m.leanHeapStrictFor(LEAN_HEAP_ASSETS - 1, {})).toBe(false);
+    expect(m.releaseStrictHeap()).toBe(false);
+    expect(levels()).toEqual({ lean: false, strict: false });
+    m.holdStrictHeap();
+    expect(m.leanHeapStrictFor(LEAN_HEAP_ASSETS, {})).toBe(true);
+    expect(levels()).toEqual({ lean: true, strict: false });
+    expect(m.releaseStrictHeap()).toBe(true);
+    expect(levels()).toEqual({ lean: true, strict: true });
+  });
+
+  it('LUMINA_LEAN_HEAP=1 is strict at once even when held', () => {
+    m.holdStrictHeap();
+    expect(m.leanHeapStrictFor(0, { LUMINA_LEAN_HEAP: '1' })).toBe(true);
+    expect(levels()).toEqual({ lean: true, strict: true });
+  });
 });
