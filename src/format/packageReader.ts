@@ -149,8 +149,12 @@ function readTables(bytes: Uint8Array, file: string, fileSize: number, named: bo
     exports[i] = { objectGuid, objectName, className, offset, size, objectFlags, assetFlags };
   }
 
-  // Exports may be read alone, so their byte ranges must not overlap.
-  const order = exports.map((_, i) => i).filter((i) => exports[i].size > 0);
+  // Exports may be read alone, so their byte ranges must not overlap. A plain loop, not
+  // map().filter(): the array map() gives back differs in elements kind with the table (empty,
+  // holey), and the `.filter` load on it deoptimized readTables' OSR code at every call (~1.9k
+  // eager deopts per cook worker in a cold 20k cook, --trace-deopt).
+  const order: number[] = [];
+  for (let i = 0; i < exports.length; i++) if (exports[i].size > 0) order.push(i);
   order.sort((a, b) => exports[a].offset - exports[b].offset);
   for (let k = 1; k < order.length; k++) {
     const prev = exports[order[k - 1]];
