@@ -8,6 +8,7 @@
 import { cookedRawXxh64, encodeCooked } from '../src/format/cookedPackage.js';
 import { parsePackage } from '../src/format/packageReader.js';
 import { errors, isLuminaError, type LuminaError, type LuminaLog } from '../src/errors.js';
+import { plainBytes } from '../src/format/BinaryReader.js';
 import { hashHex, xxh64 } from '../src/util/hash.js';
 import type { TextureConfig } from '../config/index.js';
 import type { ClassSchemas } from '../src/schemas/classSchemas.js';
@@ -78,6 +79,8 @@ export function asCookError(e: unknown, file: string): LuminaError {
  * "verbatim". Requires `initHash()`.
  */
 export async function cookPackageSource(source: Uint8Array, file: string, s: PackageCookSettings, packagePath?: string): Promise<PackageCookOutcome> {
+  // One kind of byte array for the parse and cook code (a read file is a Buffer, a kept source not): see plainBytes.
+  source = plainBytes(source);
   const contentHash = hashHex(xxh64(source));
   const base: Omit<PackageCookOutcome, 'status'> = {
     contentHash,

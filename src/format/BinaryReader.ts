@@ -12,6 +12,16 @@ const MAX_FSTRING = 65_535;
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const hexSlice = (Buffer.prototype as unknown as { hexSlice: (this: Uint8Array, start: number, end: number) => string }).hexSlice;
 
+/**
+ * `bytes` as a plain Uint8Array (a view of a Buffer's bytes, not a copy). A cook worker parses the
+ * scan's read buffers (Buffer) and then the kept sources (Uint8Array): readTables and the reader's
+ * methods, optimized on one kind, deoptimized on the other (Buffer's subarray is not Uint8Array's)
+ * and were compiled again in each worker. Given one kind, they are compiled once.
+ */
+export function plainBytes(bytes: Uint8Array): Uint8Array {
+  return Object.getPrototypeOf(bytes) === Uint8Array.prototype ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 export class BinaryReader {
   readonly view: DataView;
   pos: number;

@@ -8,7 +8,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { BinaryReader } from './BinaryReader.js';
+import { BinaryReader, plainBytes } from './BinaryReader.js';
 import { decodeExportLenient, decodeExportObject, readFName, type PropertyContext } from './properties.js';
 import { errors, asLuminaError, type LuminaLog } from '../errors.js';
 import {
@@ -84,6 +84,7 @@ function checkOffset(r: BinaryReader, field: string, at: number, value: number, 
  * objectDataOffset (or the whole file). `fileSize` is the real size of the file on disk.
  */
 export function parsePackageTables(bytes: Uint8Array, file: string, fileSize: number = bytes.byteLength): PackageTables {
+  bytes = plainBytes(bytes);
   // First without a field name per read: a package's every import and export read built one
   // (`export[3].className`), ~10 strings per entry for messages almost never made. Anything off
   // (a failure, a NAME_None warning) reads it again with the names, which makes the message.
