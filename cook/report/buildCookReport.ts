@@ -246,7 +246,7 @@ export function buildReportBody(input: ReportInput): ReportBody {
     if (i !== undefined) records[i] = r;
     else if (packagePaths.has(r.guid)) packagePaths.set(r.guid, r.packagePath);
   }
-  const bytesOut = (i: number) => (all[i].status === 'failed' ? 0 : all[i].bytesOut);
+  const bytesOut = (i: number) => shippedBytes(all[i]);
   const chains = linkChains(plan, input.roots, index, all, records, config.cook.soft === 'include');
 
   const listed = bounded ? selectListed(all, chains, bytesOut, input.listTop ?? REPORT_TOP) : Array.from({ length: n }, (_, i) => i);
@@ -323,6 +323,11 @@ export function buildReportBody(input: ReportInput): ReportBody {
   };
 }
 
+/** The bytes an asset puts in the paks, as the report counts them: a failed asset ships none. */
+export function shippedBytes(a: AssetReport): number {
+  return a.status === 'failed' ? 0 : a.bytesOut;
+}
+
 /** A bounded report's folder totals, over every asset, listed or not; in chunk order, then by folder. */
 export function reportFolders(all: readonly AssetReport[]): ReportFolder[] {
   const folders = new Map<string, ReportFolder>();
@@ -332,7 +337,7 @@ export function reportFolders(all: readonly AssetReport[]): ReportFolder[] {
     let f = folders.get(key);
     if (!f) folders.set(key, (f = { chunk: a.chunk, folder, assets: 0, bytesOut: 0 }));
     f.assets++;
-    f.bytesOut += a.status === 'failed' ? 0 : a.bytesOut;
+    f.bytesOut += shippedBytes(a);
   }
   return [...folders.values()].sort((a, b) => compareChunks(a.chunk, b.chunk) || (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
 }
@@ -370,7 +375,7 @@ export function relistBounded(input: ReportInput, listedThen: ReadonlyArray<Pick
     if (a.from !== undefined) chains.from[at[k]] = at[a.from] ?? -1;
     if (a.root !== undefined) chains.rootReason.set(at[k], a.root);
   });
-  const bytesOut = (i: number) => (all[i].status === 'failed' ? 0 : all[i].bytesOut);
+  const bytesOut = (i: number) => shippedBytes(all[i]);
   const listed = selectListed(all, chains, bytesOut, input.listTop ?? REPORT_TOP);
   return listed.every((i) => was.has(i)) ? listed : undefined;
 }
@@ -464,6 +469,7 @@ export function reportBodyKey(input: ReportInput): string | undefined {
     selectListed.toString(),
     linkChains.toString(),
     reportFolders.toString(),
+    shippedBytes.toString(),
     canonicalJson(input.config),
     '\n',
   );
@@ -513,6 +519,7 @@ export function reportFrame(input: ReportInput): ReportFrame | undefined {
     selectListed.toString(),
     linkChains.toString(),
     reportFolders.toString(),
+    shippedBytes.toString(),
     reportAssetFields.toString(),
     reportAssetTerm.toString(),
     canonicalJson(input.config),
