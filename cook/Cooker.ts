@@ -307,7 +307,6 @@ export class Cooker {
   /** What a full cook may still hold of its outputs' bytes for the paks (0 outside a full cook: the daemon's batches hold none). */
   private outputBytesBudget = 0;
   /** This full cook or daemon batch has only a few packages to cook: they cook on this thread, no cook worker is started. */
-  private cookOnMain = false;
   /** The shader materials cache as a full cook's last scan left it (its two scans parse it once). */
   private materialsMemo: MaterialsMemo | undefined;
   /** This full cook's plan being stored (planForCook). */
@@ -520,24 +519,20 @@ export class Cooker {
    * load the cook's modules to cook one file (batch 2.5 s median vs 95 ms at load ~22).
    */
   async cookAssets(records: readonly AssetRecord[], problems: CookProblem[], each: (record: AssetRecord, r: AssetCookResult) => void): Promise<void> {
-    this.cookOnMain = records.length <= FEW_MISSES && this.workersRunning === 0;
-    try {
-      await Promise.all(records.map(async (record) => each(record, await this.cookAsset(record, problems))));
-    } finally {
-      this.cookOnMain = false;
-    }
+    const onMain = records.length <= FEW_MISSES && this.workersRunning === 0;
+    await Promise.all(records.map(async (record) => each(record, await this.cookAsset(record, problems, undefined, onMain))));
   }
 
   /**
    * Cook one asset: local cache, else the store, else a local cook (offered to the store).
    * The daemon and the full cook both call this; `problems` collects its error or warning.
    */
-  async cookAsset(record: AssetRecord, problems?: CookProblem[], checked?: CacheCheck & { hit: false }): Promise<AssetCookResult> {
+  async cookAsset(record: AssetRecord, problems?: CookProblem[], checked?: CacheCheck & { hit: false }, onMain = false): Promise<AssetCookResult> {
     this.bus.emit({ type: 'COOK_START', asset: record.virtualPath, file: record.file });
     const check = checked ?? checkCache(record, this.ctx);
     let res: AssetCookResult | undefined;
     if (!check.hit && this.store) res = await this.fetchFromStore(record, check.reason);
-    res ??= record.kind === 'package' ? await this.cookPackage(record, check) : await cookTextAsset(record, this.ctx, check);
+    res ??= record.kind === 'package' ? await this.cookPackage(record, check, onMain) : await cookTextAsset(record, this.ctx, check);
     return this.settle(record, res, problems);
   }
 
@@ -617,10 +612,11 @@ export class Cooker {
 
   /**
    * A package's local cook: on a cook worker (cook/pool), written and journaled here. Textures for
-   * basisu stay on this thread, where the encoder runners batch them across the whole cook.
+   * basisu stay on this thread, where the encoder runners batch them across the whole cook, and so
+   * does the caller's handful of misses when `onMain` (no worker to start for them).
    */
-  private async cookPackage(record: AssetRecord, check: CacheCheck): Promise<AssetCookResult> {
-    if (check.hit || this.cookOnMain || (this.config.textures.encoder === 'basis' && record.className === TEXTURE_CLASS)) return cookPackageAsset(record, this.ctx, check);
+  private async cookPackage(record: AssetRecord, check: CacheCheck, onMain: boolean): Promise<AssetCookResult> {
+    if (check.hit || onMain || (this.config.textures.encoder === 'basis' && record.className === TEXTURE_CLASS)) return cookPackageAsset(record, this.ctx, check);
     const t0 = performance.now();
     this.pool ??= this.newPool();
     // The worker overwrites the output in place: its old entry goes first (see cookCache.ts).
@@ -1083,6 +1079,8 @@ export class Cooker {
       // resolve as microtasks), so signals, timers and sockets would wait for the whole cook:
       // give the loop a turn every ~20 ms.
       let turn = performance.now();
+      // Set for the few misses of a re-cook queued at the end of the pass (below).
+      let fewOnMain = false;
       const enqueue = (a: PlannedAsset, hit: CacheCheck & { hit: false }) => {
         const material = isMaterial(a);
         if (material) {
@@ -1092,7 +1090,7 @@ export class Cooker {
         queued++;
         // Text assets too: their copies (a read, a write and a hash each) were ~0.1 s of this
         // thread in a first cook of the 20k sample, queued through p-queue one promise each.
-        if (pooling && !this.cookOnMain && (a.record.kind === 'text' || !onMain(a.record))) {
+        if (pooling && !fewOnMain && (a.record.kind === 'text' || !onMain(a.record))) {
           if (pooledFailure) return;
           backlog.push({ a, hit, material });
           pump();
@@ -1105,7 +1103,7 @@ export class Cooker {
               turn = performance.now();
               if (opts.signal?.aborted) return;
             }
-            took(a.record, await this.cookAsset(a.record, problems, hit));
+            took(a.record, await this.cookAsset(a.record, problems, hit, fewOnMain));
           } finally {
             assetDone(material);
           }
@@ -1165,7 +1163,7 @@ export class Cooker {
       // worker (a thread that loads the cook's modules, ~0.2 s of CPU) costs more than they do.
       // A first cook, however small, cooks on the workers.
       if (waiting?.length && !opts.signal?.aborted) {
-        this.cookOnMain = summary.cached > 0;
+        fewOnMain = summary.cached > 0;
         for (const m of waiting) enqueue(m.a, m.hit);
       }
       // A few misses none of which is a material (a one-file change of a mesh): an early pass would
@@ -1179,7 +1177,6 @@ export class Cooker {
     } finally {
       // The outputs statted ahead were for this pass only.
       this.cache.endPrestat();
-      this.cookOnMain = false;
       // Whatever a kept file was not cooked from (a cache hit, a shard's other share) is not needed.
       this.keptSources?.clear();
       this.keptSources = undefined;
