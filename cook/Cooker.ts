@@ -878,6 +878,8 @@ export class Cooker {
     // those the cook cache cannot have (a no-op or one-file cook of a million assets stays lean:
     // strict's small young generation made that no-op 8x slower per asset).
     if (leanHeapStrictFor((split ? split.mine.length : plan.packages.length) - this.cache.size)) log.debug({ assets: registrySize }, 'strict lean heap mode');
+    // At most this many entries are new to the cook cache (a cold cook: all of them).
+    this.cache.expectEntries(all.length - this.cache.size);
     // What each asset's cook left, held until the paks are written: packed as it is stored
     // (cook/heldResults.ts; a shard keeps whole results: it publishes its cache hits from these).
     const shardResults = opts.shard ? new Map<string, AssetCookResult>() : undefined;

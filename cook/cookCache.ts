@@ -427,6 +427,11 @@ export class CookCache {
     return this.index.size;
   }
 
+  /** About `entries` new entries are coming (a cook's misses): the arena makes room for them at once. */
+  expectEntries(entries: number): void {
+    if (entries > 0) this.arena.expect(entries);
+  }
+
   /** The entry of `guid`, decoded from its record (a new object per call). */
   peek(guid: string): CacheEntry | undefined {
     const e = this.decoded(guid);

@@ -47,13 +47,35 @@ export class StringTable {
 /** Below this an arena doubles when it grows; above, it grows by an eighth. */
 const ARENA_DOUBLING_MAX = 16 << 20;
 
+/** Records an arena writes before it sizes itself for the rest of those `expect` announced. */
+const EXPECT_SAMPLE = 1024;
+
 /** Appends records; grows by doubling while small, by an eighth once large. */
 export class Arena {
   buf: Buffer;
   used: number;
+  /** Records still expected (`expect`), and those written since, with their bytes. */
+  private expected = 0;
+  private written = 0;
+  private writtenFrom = 0;
   constructor(initial: Buffer = Buffer.alloc(1 << 16), used = 0) {
     this.buf = initial;
     this.used = used;
+  }
+  /**
+   * About `records` more records will be appended (a hint; the bytes never depend on it). Once
+   * EXPECT_SAMPLE of them are written, the next growth makes room for all of them at their mean
+   * size. Growing by an eighth, a cold million-asset cook copied its ~120 MB arena ~17 times
+   * (~0.9 GB of copies and fresh pages on the main thread, 0.7 s CPU in a bench of the growth alone).
+   */
+  expect(records: number): void {
+    this.expected = records;
+    this.written = 0;
+    this.writtenFrom = this.used;
+  }
+  /** A record was appended (RecordWriter.end). */
+  wrote(): void {
+    if (this.expected > 0) this.written++;
   }
   reserve(n: number): void {
     if (this.used + n <= this.buf.byteLength) return;
@@ -61,6 +83,12 @@ export class Arena {
     // Doubling while small, then an eighth at a time: at a million entries the snapshot is ~117 MB
     // and one journal line replayed after loading it doubled that to 234 MB for the whole cook.
     while (cap < this.used + n) cap += cap < ARENA_DOUBLING_MAX ? cap : Math.ceil(cap / 8);
+    if (this.written >= EXPECT_SAMPLE && this.written < this.expected) {
+      // A sixteenth over the mean: a short guess costs one more growth, a long one untouched pages.
+      const mean = (this.used - this.writtenFrom) / this.written;
+      cap = Math.max(cap, this.used + n + Math.ceil((this.expected - this.written) * mean * 1.0625));
+      this.expected = 0;
+    }
     const next = Buffer.allocUnsafe(cap);
     this.buf.copy(next, 0, 0, this.used);
     this.buf = next;
@@ -115,6 +143,7 @@ class RecordWriter {
   end(): number {
     this.b.writeUInt32LE(this.at - this.start - 4, this.start);
     this.arena.used = this.at;
+    this.arena.wrote();
     return this.start;
   }
 }
