@@ -29,6 +29,43 @@ describe('cook cache arena', () => {
     expect(b.buf.byteLength).toBeLessThan(48 << 20);
   });
 
+  it('told how many records are coming, it grows once for them after a sample, and writes the same bytes', () => {
+    const table = new StringTable();
+    const entry = (i: number): CacheEntry => ({
+      key: (i * 2654435761 >>> 0).toString(16).padStart(16, '0'),
+      parts: { content: 'c'.repeat(i % 7), format: '1' },
+      cookedFile: `Game/Folder${i % 13}/Asset${i}.lasset`,
+      cookedSize: i,
+      cookedMtimeMs: 1000 + i,
+      rawSize: i,
+      xxh64: 'x'.repeat(i % 5),
+      sourceSize: i,
+      strippedExports: 0,
+      nulledRefs: 0,
+      texture: i % 2 === 0,
+    });
+    const n = 20_000;
+    const write = (hint: boolean): { bytes: Buffer; growthsAfterSample: number; cap: number; used: number } => {
+      const a = new Arena();
+      if (hint) a.expect(n);
+      let growthsAfterSample = 0;
+      for (let i = 0; i < n; i++) {
+        const before = a.buf;
+        writeEntry(a, table, `guid-${i}`, entry(i));
+        if (i >= 1024 && a.buf !== before) growthsAfterSample++;
+      }
+      return { bytes: Buffer.from(a.buf.subarray(0, a.used)), growthsAfterSample, cap: a.buf.byteLength, used: a.used };
+    };
+    const plain = write(false);
+    const hinted = write(true);
+    expect(hinted.bytes.equals(plain.bytes)).toBe(true);
+    expect(plain.growthsAfterSample).toBeGreaterThan(1);
+    expect(hinted.growthsAfterSample).toBe(1);
+    // Room for the rest at their mean size plus a sixteenth, not a doubling's worth.
+    expect(hinted.cap).toBeGreaterThanOrEqual(hinted.used);
+    expect(hinted.cap).toBeLessThan(hinted.used * 1.2);
+  });
+
   it('a record reads back as written: 16 and 32 lowercase hex digits as their bytes, every other string as itself', () => {
     const arena = new Arena();
     const table = new StringTable();
