@@ -56,7 +56,8 @@ export type ErrorCode =
   | 'SHADER_SIDECAR_INVALID'
   | 'SHADER_SPIRV_INVALID'
   | 'TEXTURE_INVALID'
-  | 'USAGE';
+  | 'USAGE'
+  | 'WATCH_FAILED';
 
 export interface LuminaLog {
   code: ErrorCode;
@@ -269,6 +270,9 @@ export const errors = {
     make('SHADER_SPIRV_INVALID', `spirv-val rejected the code of ${permutation}: ${why}`, { file }),
   textureInvalid: (file: string, why: string, cause?: unknown) => make('TEXTURE_INVALID', why, { file }, cause),
   usage: (message: string, hint?: string) => make('USAGE', message, { hint }),
+  /** A content folder the watch daemon cannot watch: `why` is the OS reason, `hint` the fix when known. */
+  watchFailed: (folder: string, why: string, hint?: string, cause?: unknown) =>
+    make('WATCH_FAILED', `cannot watch this folder: ${why}`, { file: folder, hint }, cause),
 } as const;
 
 /**

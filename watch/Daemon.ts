@@ -183,10 +183,11 @@ export class Daemon {
       // Start-up (scan, then the full cook) is one unit of the work chain, queued before the
       // watcher starts: batches of saves made during start-up run after it and re-check those
       // files, so no save is lost, and none is cooked against a half-scanned registry.
-      let go!: () => void;
-      const gate = new Promise<void>((r) => (go = r));
+      let go!: (run: boolean) => void;
+      const gate = new Promise<boolean>((r) => (go = r));
       const startup = this.exclusive(async () => {
-        await gate;
+        // A start that failed before the scan (the watcher) leaves the chain free for the next session.
+        if (!(await gate)) return 0;
         const scan = await registry.scan();
         this.bus.emit({ type: 'SCAN_END', assets: scan.assets, read: scan.read, cached: scan.cached, removed: scan.removed, ms: scan.ms });
         for (const p of scan.problems) this.noteProblem(p);
@@ -199,9 +200,22 @@ export class Daemon {
       });
       // The watcher first (it sees every save from here on), then the scan. Sidecars the scan
       // mints come back as events too: a re-check that finds them unchanged costs a stat.
-      s.watcher = watchMounts({ roots: config.mounts.map((m) => m.dir), batcher, log: this.log });
-      await s.watcher.ready;
-      go();
+      // A root that cannot be watched fails the start (WATCH_FAILED): a daemon that says it is
+      // watching and sees no save is worse than none. Later failures go to the error board.
+      s.watcher = watchMounts({
+        roots: config.mounts.map((m) => m.dir),
+        batcher,
+        log: this.log,
+        onWatchError: (e) => this.bus.emit({ type: 'ERROR', log: e.toLog() }),
+        onWatchRestored: (dir) => this.errorBoard.resolve('WATCH_FAILED', dir),
+      });
+      try {
+        await s.watcher.ready;
+      } catch (e) {
+        go(false);
+        throw e;
+      }
+      go(true);
       const assets = await startup;
       this.log.info({ project: config.projectDir, port: this.server.port, assets }, 'watching');
       return s;
@@ -385,6 +399,7 @@ export class Daemon {
     const old = this.session;
     this.clearConsolidate();
     await old.watcher.close();
+    this.errorBoard.resolve('WATCH_FAILED'); // the old project's folders are no longer watched or retried
     await old.batcher.close(this.opts.shutdownTimeoutMs ?? 10_000);
     await this.chain;
     await old.registry.save().catch(() => {});

@@ -10,6 +10,9 @@
  *   cooked is only ever read by the registry).
  *
  * Errors without a file (a config problem) stay until `clearUnfiled()` (a full cook that is ok).
+ *
+ * A condition rather than a file's content (WATCH_FAILED: a folder the daemon cannot watch) is not
+ * fixed by a save or a cook: it stays until `resolve()` says the condition has ended.
  */
 import path from 'node:path';
 import type { LuminaLog } from '../src/errors.js';
@@ -18,6 +21,8 @@ import type { ProgressBus, ProgressEvent } from '../src/log/events.js';
 export type BoardError = LuminaLog & { time: string };
 
 const MAX_ERRORS = 200;
+/** Codes that only resolve() clears. */
+const CONDITIONS: ReadonlySet<string> = new Set(['WATCH_FAILED']);
 
 export class ErrorBoard {
   /** Keyed by absolute file (or `code:message` for errors without one); insertion order is age. */
@@ -44,8 +49,14 @@ export class ErrorBoard {
     else if (e.type === 'ERROR') this.add(e.log);
     else if (e.type === 'COOK_END' && e.status !== 'failed') {
       const key = this.fileKey(e.file);
-      if (!this.raisedInBatch.has(key)) this.byKey.delete(key);
+      if (!this.raisedInBatch.has(key)) this.deleteFixed(key);
     }
+  }
+
+  /** Drop `key`'s error: its file was fixed (a condition is not fixed that way). */
+  private deleteFixed(key: string): void {
+    const e = this.byKey.get(key);
+    if (e && !CONDITIONS.has(e.code)) this.byKey.delete(key);
   }
 
   private add(log: LuminaLog): void {
@@ -63,13 +74,18 @@ export class ErrorBoard {
   settleBatch(files: readonly string[]): void {
     for (const f of files) {
       const key = this.fileKey(f);
-      if (!this.raisedInBatch.has(key)) this.byKey.delete(key);
+      if (!this.raisedInBatch.has(key)) this.deleteFixed(key);
     }
     // A folder removal fixes (removes) everything under it.
     for (const f of files) {
       const prefix = this.fileKey(f) + path.sep;
-      for (const k of this.byKey.keys()) if (k.startsWith(prefix) && !this.raisedInBatch.has(k)) this.byKey.delete(k);
+      for (const k of this.byKey.keys()) if (k.startsWith(prefix) && !this.raisedInBatch.has(k)) this.deleteFixed(k);
     }
+  }
+
+  /** A condition (`code`) has ended for `file`, or for every file when none is given. */
+  resolve(code: string, file?: string): void {
+    for (const [k, v] of this.byKey) if (v.code === code && (file === undefined || k === this.fileKey(file))) this.byKey.delete(k);
   }
 
   /** Forget errors that name no file. */

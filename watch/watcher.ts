@@ -19,12 +19,21 @@
  *   So a created folder is re-walked by the registry (`addDir`) and gets its own subscription,
  *   which watches everything under it.
  * - A root that does not exist yet is polled for and subscribed when it appears (and re-walked).
- * - An error from the native side (an inotify queue overflow: events were lost) re-walks every
- *   mount: the registry finds what changed by stat, so nothing lost stays lost.
+ * - An error from the native side (its inotify thread failed) re-walks every mount (the registry
+ *   finds what changed by stat, so nothing lost stays lost) and subscribes that folder again.
+ *
+ * The daemon never runs blind. A mount root that exists at start and cannot be subscribed (the
+ * inotify watch limit: ENOSPC from inotify_add_watch; a root that is not a folder) rejects `ready`
+ * with WATCH_FAILED, so the daemon does not start. Later (a root that appears, a folder created or
+ * moved in, a re-subscribe after an error) there is no start to fail: the folder is reported through
+ * `onWatchError`, retried with backoff, and `onWatchRestored` plus a re-walk follow once it is
+ * watched, so edits made meanwhile are found. @parcel/watcher 2.6.0 rejects with a bare message
+ * (no errno code), so the reason is read from its text.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import watcher, { type AsyncSubscription, type Event } from '@parcel/watcher';
+import { errors, type LuminaError } from '../src/errors.js';
 import type { Logger } from '../src/log/logger.js';
 import { silentLogger } from '../src/log/logger.js';
 import { TEMP_MARKER } from '../src/util/atomicWrite.js';
@@ -32,16 +41,52 @@ import { isIgnoredFileName, type ChangeBatcher } from './ChangeBatcher.js';
 
 /** How often a missing mount folder is looked for. */
 const MISSING_ROOT_POLL_MS = 500;
+/**
+ * A folder that could not be subscribed is tried again after 1 s, then 2, 4, ... up to 30 s: soon
+ * enough that watching resumes right after the user raises the limit, rare enough that re-walking a
+ * big tree (the native subscribe walks it) costs nothing that matters while the limit stays hit.
+ */
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 30_000;
+
+/** The typed error for a folder @parcel/watcher would not subscribe, with the fix when it is a known limit. */
+export function watchError(folder: string, cause: unknown): LuminaError {
+  const why = String((cause as Error)?.message ?? cause);
+  if (/inotify_add_watch/.test(why) && /No space left on device/.test(why))
+    return errors.watchFailed(
+      folder,
+      `${why} (the inotify watch limit, one watch per folder, is reached; the disk is not full)`,
+      'raise it: sudo sysctl fs.inotify.max_user_watches=524288 (to keep it, add fs.inotify.max_user_watches=524288 to /etc/sysctl.d/90-inotify.conf)',
+      cause,
+    );
+  if (/Too many open files|initialize inotify/.test(why))
+    return errors.watchFailed(
+      folder,
+      `${why} (the inotify instance limit or the open file limit is reached)`,
+      'raise it: sudo sysctl fs.inotify.max_user_instances=1024 (to keep it, add it to /etc/sysctl.d/90-inotify.conf), or the open file limit (ulimit -n)',
+      cause,
+    );
+  if (/Not a directory/.test(why)) return errors.watchFailed(folder, `${why}: a content mount must be a folder`, undefined, cause);
+  if (/Permission denied/.test(why)) return errors.watchFailed(folder, why, 'give the user running the daemon read access to this folder', cause);
+  return errors.watchFailed(folder, why, undefined, cause);
+}
 
 export interface MountWatcherOptions {
   /** Folders to watch (mount roots); missing ones are watched once they appear. */
   roots: readonly string[];
   batcher: ChangeBatcher;
   log?: Logger;
+  /** After start: a folder is not watched (WATCH_FAILED); it is retried until watched or gone. */
+  onWatchError?: (err: LuminaError) => void;
+  /** A folder reported by onWatchError is watched again, or is gone and needs no watching. */
+  onWatchRestored?: (folder: string) => void;
 }
 
 export interface MountWatcher {
-  /** Resolves when every existing root is subscribed and events are live. */
+  /**
+   * Resolves when every existing root is subscribed and events are live; rejects with WATCH_FAILED
+   * (naming the first root that failed) when one cannot be subscribed.
+   */
   ready: Promise<void>;
   close(): Promise<void>;
 }
@@ -60,11 +105,13 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
     return rel.startsWith('.') || rel.includes(`${path.sep}.`) || rel.includes(TEMP_MARKER);
   };
 
-  const onEvents = (root: string) => (err: Error | null, events: Event[]) => {
+  const onEvents = (dir: string, root: string) => (err: Error | null, events: Event[]) => {
     if (closed) return;
     if (err) {
-      log.warn({ err, root }, 'watcher error; re-checking every mount');
+      // The native side dropped this subscription's callbacks: without a new one the folder is blind.
+      log.error({ err, dir }, 'watcher error; re-checking every mount and watching the folder again');
       for (const r of roots) opts.batcher.push('addDir', r);
+      void resubscribe(dir);
       return;
     }
     for (const e of events) {
@@ -81,25 +128,79 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
       } else if (!isIgnoredFileName(name)) opts.batcher.push('add', e.path);
       else if (fs.lstatSync(e.path, { throwIfNoEntry: false })?.isDirectory()) {
         opts.batcher.push('addDir', e.path);
-        subscribe(e.path);
+        const dir = e.path;
+        subscribe(dir).catch((err: LuminaError) => failed(dir, err));
       }
     }
   };
 
+  /**
+   * Subscribe `dir` (once; a second call joins the first). Rejects with WATCH_FAILED when the
+   * folder exists and cannot be watched; resolves undefined when it went before it could be.
+   */
   const subscribe = (dir: string): Promise<AsyncSubscription | undefined> => {
-    let sub = subs.get(dir);
-    if (sub) return sub;
-    sub = watcher.subscribe(dir, onEvents(roots.find((r) => dir === r || dir.startsWith(r + path.sep)) ?? dir)).then(
+    const known = subs.get(dir);
+    if (known) return known;
+    const root = roots.find((r) => dir === r || dir.startsWith(r + path.sep)) ?? dir;
+    const sub = watcher.subscribe(dir, onEvents(dir, root)).then(
       (s) => s,
       (e: unknown) => {
-        subs.delete(dir);
+        if (subs.get(dir) === kept) subs.delete(dir);
         if (!fs.existsSync(dir)) return undefined; // gone before it could be watched
-        log.warn({ err: e, dir }, 'cannot watch folder');
-        return undefined;
+        throw watchError(dir, e);
       },
     );
-    subs.set(dir, sub);
+    // What close() and unsubscribe() await never rejects: a failure is the caller's to report.
+    const kept = sub.catch(() => undefined);
+    subs.set(dir, kept);
     return sub;
+  };
+
+  /** Folders not watched after start, with their retry timers (cleared by close()). */
+  const failing = new Map<string, { timer: NodeJS.Timeout; delay: number }>();
+
+  /** After start `dir` could not be watched: say so and try again later (not while it keeps failing). */
+  const failed = (dir: string, err: LuminaError) => {
+    if (closed) return;
+    const prev = failing.get(dir);
+    if (prev) clearTimeout(prev.timer);
+    else {
+      log.error({ code: err.code, file: dir, hint: err.hint }, `${err.message}; not watching it, retrying`);
+      opts.onWatchError?.(err);
+    }
+    const delay = prev ? Math.min(prev.delay * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
+    const timer = setTimeout(() => void retry(dir), delay);
+    timer.unref();
+    failing.set(dir, { timer, delay });
+  };
+
+  const retry = async (dir: string) => {
+    if (closed) return;
+    let sub: AsyncSubscription | undefined;
+    try {
+      sub = await subscribe(dir);
+    } catch (e) {
+      return failed(dir, e as LuminaError);
+    }
+    if (closed) return;
+    failing.delete(dir);
+    if (sub) log.info({ file: dir }, 'watching folder again');
+    opts.onWatchRestored?.(dir);
+    // Whatever changed while it was not watched is found by re-walking it (a gone folder drops its assets).
+    opts.batcher.push('addDir', dir);
+  };
+
+  /** A subscription the native side gave up on: drop it and subscribe again (or retry until it works). */
+  const resubscribe = async (dir: string) => {
+    const old = subs.get(dir);
+    subs.delete(dir);
+    await (await old)?.unsubscribe().catch(() => {});
+    if (closed) return;
+    try {
+      await subscribe(dir);
+    } catch (e) {
+      failed(dir, e as LuminaError);
+    }
   };
 
   const unsubscribe = async (dir: string): Promise<void> => {
@@ -108,6 +209,12 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
       subs.delete(d);
       await (await sub)?.unsubscribe().catch(() => {});
     }
+    for (const [d, f] of [...failing]) {
+      if (roots.includes(d) || !(d === dir || d.startsWith(dir + path.sep))) continue;
+      clearTimeout(f.timer);
+      failing.delete(d);
+      opts.onWatchRestored?.(d); // gone: nothing left to watch there
+    }
   };
 
   const waitForRoot = (root: string) => {
@@ -115,13 +222,24 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
       if (closed || !fs.existsSync(root)) return;
       clearInterval(t);
       polls.delete(t);
-      void subscribe(root).then(() => opts.batcher.push('addDir', root));
+      subscribe(root).then(
+        () => opts.batcher.push('addDir', root),
+        (e: LuminaError) => {
+          opts.batcher.push('addDir', root); // its files are still found by the registry walk
+          failed(root, e);
+        },
+      );
     }, MISSING_ROOT_POLL_MS);
     t.unref();
     polls.add(t);
   };
 
-  const ready = Promise.all(roots.map((r) => (fs.existsSync(r) ? subscribe(r) : (waitForRoot(r), undefined)))).then(() => undefined);
+  // A root that went between the check and the subscribe is waited for like one that never was.
+  const ready = Promise.all(
+    roots.map(async (r) => {
+      if (!fs.existsSync(r) || !(await subscribe(r))) waitForRoot(r);
+    }),
+  ).then(() => undefined);
   let closing: Promise<void> | undefined;
   return {
     ready,
@@ -130,6 +248,8 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
         closed = true;
         for (const t of polls) clearInterval(t);
         polls.clear();
+        for (const f of failing.values()) clearTimeout(f.timer);
+        failing.clear();
         const all = [...subs.values()];
         subs.clear();
         await Promise.all(all.map(async (s) => (await s)?.unsubscribe().catch(() => {})));
