@@ -306,7 +306,6 @@ export class Cooker {
   }
   /** What a full cook may still hold of its outputs' bytes for the paks (0 outside a full cook: the daemon's batches hold none). */
   private outputBytesBudget = 0;
-  /** This full cook or daemon batch has only a few packages to cook: they cook on this thread, no cook worker is started. */
   /** The shader materials cache as a full cook's last scan left it (its two scans parse it once). */
   private materialsMemo: MaterialsMemo | undefined;
   /** This full cook's plan being stored (planForCook). */
