@@ -48,6 +48,8 @@ export interface DaemonOptions {
   consolidateAfterMs?: number;
   /** How long stop() waits for the in-flight batch before abandoning it. Default 10000. */
   shutdownTimeoutMs?: number;
+  /** A mount folder whose subscribe has not settled after this long is not watched (WATCH_FAILED). Default SUBSCRIBE_TIMEOUT_MS (watcher.ts). */
+  subscribeTimeoutMs?: number;
 }
 
 interface FullCookPending {
@@ -208,6 +210,7 @@ export class Daemon {
         log: this.log,
         onWatchError: (e) => this.bus.emit({ type: 'ERROR', log: e.toLog() }),
         onWatchRestored: (dir) => this.errorBoard.resolve('WATCH_FAILED', dir),
+        subscribeTimeoutMs: this.opts.subscribeTimeoutMs,
       });
       try {
         await s.watcher.ready;

@@ -29,6 +29,13 @@
  * `onWatchError`, retried with backoff, and `onWatchRestored` plus a re-walk follow once it is
  * watched, so edits made meanwhile are found. @parcel/watcher 2.6.0 rejects with a bare message
  * (no errno code), so the reason is read from its text.
+ *
+ * A subscribe that does not answer counts as a failure too. At the inotify instance limit
+ * @parcel/watcher 2.6.0 would block the event loop for good, so that case is asked first, where it
+ * cannot hang (inotifyProbe.ts). Any other subscribe that has not settled after
+ * `subscribeTimeoutMs` (its native walk of the tree is stuck: a mount that does not answer, or the
+ * thread pool is busy) fails like a rejection; it is not started twice, and if it settles later
+ * the folder is watched from then on (and re-walked), or unsubscribed when nobody wants it anymore.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,6 +45,7 @@ import type { Logger } from '../src/log/logger.js';
 import { silentLogger } from '../src/log/logger.js';
 import { TEMP_MARKER } from '../src/util/atomicWrite.js';
 import { isIgnoredFileName, type ChangeBatcher } from './ChangeBatcher.js';
+import { inotifyRefusal } from './inotifyProbe.js';
 
 /** How often a missing mount folder is looked for. */
 const MISSING_ROOT_POLL_MS = 500;
@@ -48,10 +56,53 @@ const MISSING_ROOT_POLL_MS = 500;
  */
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
+/**
+ * How long a subscribe may take before its folder counts as not watched. @parcel/watcher walks the
+ * whole tree under the folder before it answers: the 1M-file scale project's Content took 12-20 s
+ * wall (6-7.5 s CPU) at load ~9 on the 2-core test machine, so a bound of a few seconds would
+ * refuse a healthy big project. 120 s is 6x the slowest of those; a stuck subscribe is reported
+ * after that, not never.
+ */
+export const SUBSCRIBE_TIMEOUT_MS = 120_000;
+
+const INSTANCE_LIMIT_HINT = 'raise it: sudo sysctl fs.inotify.max_user_instances=1024 (to keep it, add it to /etc/sysctl.d/90-inotify.conf), or the open file limit (ulimit -n)';
+
+/**
+ * Subscriptions this process holds (every MountWatcher's): while there is one, @parcel/watcher's
+ * inotify thread runs, and a subscribe cannot hang on starting it (inotifyProbe.ts).
+ */
+const live = new Set<AsyncSubscription>();
+/** The probe under way: subscribes that need one meanwhile share it. */
+let probing: Promise<NodeJS.ErrnoException | undefined> | undefined;
+
+/** Unsubscribe, once and quietly (a subscription the native side dropped may fail to). */
+function release(sub: AsyncSubscription | undefined): Promise<void> {
+  if (!sub) return Promise.resolve();
+  live.delete(sub);
+  return sub.unsubscribe().catch(() => {});
+}
+
+/** WATCH_FAILED for a subscribe that did not settle within `ms`. */
+export function watchStalled(folder: string, ms: number): LuminaError {
+  return errors.watchFailed(
+    folder,
+    `the watcher did not answer within ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`}`,
+    'check that the folder can be listed (a network or FUSE mount that hangs stops the watcher); at the inotify instance limit the watcher may not answer either: sudo sysctl fs.inotify.max_user_instances=1024',
+  );
+}
 
 /** The typed error for a folder @parcel/watcher would not subscribe, with the fix when it is a known limit. */
 export function watchError(folder: string, cause: unknown): LuminaError {
   const why = String((cause as Error)?.message ?? cause);
+  const code = (cause as NodeJS.ErrnoException)?.code;
+  if (code === 'EMFILE' || code === 'ENFILE')
+    // inotifyRefusal's answer: @parcel/watcher itself would have hung instead of failing.
+    return errors.watchFailed(
+      folder,
+      `the watcher could not start: no inotify instance (${why}): the inotify instance limit (fs.inotify.max_user_instances) or the open file limit is reached`,
+      INSTANCE_LIMIT_HINT,
+      cause,
+    );
   if (/inotify_add_watch/.test(why) && /No space left on device/.test(why))
     return errors.watchFailed(
       folder,
@@ -63,7 +114,7 @@ export function watchError(folder: string, cause: unknown): LuminaError {
     return errors.watchFailed(
       folder,
       `${why} (the inotify instance limit or the open file limit is reached)`,
-      'raise it: sudo sysctl fs.inotify.max_user_instances=1024 (to keep it, add it to /etc/sysctl.d/90-inotify.conf), or the open file limit (ulimit -n)',
+      INSTANCE_LIMIT_HINT,
       cause,
     );
   if (/Not a directory/.test(why)) return errors.watchFailed(folder, `${why}: a content mount must be a folder`, undefined, cause);
@@ -80,6 +131,8 @@ export interface MountWatcherOptions {
   onWatchError?: (err: LuminaError) => void;
   /** A folder reported by onWatchError is watched again, or is gone and needs no watching. */
   onWatchRestored?: (folder: string) => void;
+  /** A subscribe not settled after this long fails its folder (WATCH_FAILED). Default SUBSCRIBE_TIMEOUT_MS. */
+  subscribeTimeoutMs?: number;
 }
 
 export interface MountWatcher {
@@ -95,7 +148,17 @@ export interface MountWatcher {
 export function watchMounts(opts: MountWatcherOptions): MountWatcher {
   const log = opts.log ?? silentLogger;
   const roots = [...new Set(opts.roots.map((r) => path.resolve(r)))];
-  const subs = new Map<string, Promise<AsyncSubscription | undefined>>();
+  const timeoutMs = opts.subscribeTimeoutMs ?? SUBSCRIBE_TIMEOUT_MS;
+  /**
+   * One native subscribe per folder: `outcome` rejects with WATCH_FAILED, `quiet` never rejects
+   * (what close() and unsubscribe() wait for), `settled` once either has.
+   */
+  interface Sub {
+    outcome: Promise<AsyncSubscription | undefined>;
+    quiet: Promise<AsyncSubscription | undefined>;
+    settled: boolean;
+  }
+  const subs = new Map<string, Sub>();
   const polls = new Set<NodeJS.Timeout>();
   let closed = false;
 
@@ -135,49 +198,72 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
   };
 
   /**
-   * Subscribe `dir` (once; a second call joins the first). Rejects with WATCH_FAILED when the
-   * folder exists and cannot be watched; resolves undefined when it went before it could be.
+   * Subscribe `dir` (once; a second call joins the first, without a watchdog of its own). Rejects
+   * with WATCH_FAILED when the folder exists and cannot be watched, or when the subscribe has not
+   * settled within timeoutMs; resolves undefined when it went before it could be watched.
    */
   const subscribe = (dir: string): Promise<AsyncSubscription | undefined> => {
     const known = subs.get(dir);
-    if (known) return known;
+    if (known) return known.outcome;
     const root = roots.find((r) => dir === r || dir.startsWith(r + path.sep)) ?? dir;
-    const sub = watcher.subscribe(dir, onEvents(dir, root)).then(
-      (s) => s,
+    const entry = { settled: false } as Sub;
+    const native = (async () => {
+      if (live.size === 0) {
+        const refusal = await (probing ??= inotifyRefusal(dir).finally(() => (probing = undefined)));
+        if (refusal) throw refusal;
+        if (closed) return undefined;
+      }
+      return watcher.subscribe(dir, onEvents(dir, root));
+    })();
+    entry.outcome = native.then(
+      (s) => {
+        entry.settled = true;
+        if (s) live.add(s);
+        return s;
+      },
       (e: unknown) => {
-        if (subs.get(dir) === kept) subs.delete(dir);
+        entry.settled = true;
+        if (subs.get(dir) === entry) subs.delete(dir);
         if (!fs.existsSync(dir)) return undefined; // gone before it could be watched
         throw watchError(dir, e);
       },
     );
-    // What close() and unsubscribe() await never rejects: a failure is the caller's to report.
-    const kept = sub.catch(() => undefined);
-    subs.set(dir, kept);
-    return sub;
+    entry.quiet = entry.outcome.catch(() => undefined);
+    subs.set(dir, entry);
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(watchStalled(dir, timeoutMs)), timeoutMs);
+      timer.unref();
+    });
+    return Promise.race([entry.outcome, stalled]).finally(() => clearTimeout(timer));
   };
 
   /** Folders not watched after start, with their retry timers (cleared by close()). */
-  const failing = new Map<string, { timer: NodeJS.Timeout; delay: number }>();
+  const failing = new Map<string, { timer: NodeJS.Timeout; delay: number; message: string }>();
 
-  /** After start `dir` could not be watched: say so and try again later (not while it keeps failing). */
+  /**
+   * After start `dir` could not be watched: say so and try again later (said again only when the
+   * reason changes, e.g. a subscribe that did not answer and then failed).
+   */
   const failed = (dir: string, err: LuminaError) => {
     if (closed) return;
     const prev = failing.get(dir);
     if (prev) clearTimeout(prev.timer);
-    else {
+    if (prev?.message !== err.message) {
       log.error({ code: err.code, file: dir, hint: err.hint }, `${err.message}; not watching it, retrying`);
       opts.onWatchError?.(err);
     }
     const delay = prev ? Math.min(prev.delay * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
     const timer = setTimeout(() => void retry(dir), delay);
     timer.unref();
-    failing.set(dir, { timer, delay });
+    failing.set(dir, { timer, delay, message: err.message });
   };
 
   const retry = async (dir: string) => {
     if (closed) return;
     let sub: AsyncSubscription | undefined;
     try {
+      // A subscribe that did not answer is joined, not started again: this waits for it to settle.
       sub = await subscribe(dir);
     } catch (e) {
       return failed(dir, e as LuminaError);
@@ -194,7 +280,7 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
   const resubscribe = async (dir: string) => {
     const old = subs.get(dir);
     subs.delete(dir);
-    await (await old)?.unsubscribe().catch(() => {});
+    await release(await old?.quiet);
     if (closed) return;
     try {
       await subscribe(dir);
@@ -207,7 +293,7 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
     for (const [d, sub] of [...subs]) {
       if (roots.includes(d) || !(d === dir || d.startsWith(dir + path.sep))) continue;
       subs.delete(d);
-      await (await sub)?.unsubscribe().catch(() => {});
+      await release(await sub.quiet);
     }
     for (const [d, f] of [...failing]) {
       if (roots.includes(d) || !(d === dir || d.startsWith(dir + path.sep))) continue;
@@ -218,6 +304,7 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
   };
 
   const waitForRoot = (root: string) => {
+    if (closed) return; // a subscribe the close overtook
     const t = setInterval(() => {
       if (closed || !fs.existsSync(root)) return;
       clearInterval(t);
@@ -250,9 +337,17 @@ export function watchMounts(opts: MountWatcherOptions): MountWatcher {
         polls.clear();
         for (const f of failing.values()) clearTimeout(f.timer);
         failing.clear();
-        const all = [...subs.values()];
+        const all = [...subs];
         subs.clear();
-        await Promise.all(all.map(async (s) => (await s)?.unsubscribe().catch(() => {})));
+        // One that has not settled is not waited for (it may never settle); it is unsubscribed if it does.
+        for (const [dir, s] of all) {
+          if (s.settled) continue;
+          void s.quiet.then(async (sub) => {
+            await release(sub);
+            if (sub) log.info({ file: dir }, 'the watcher answered after the folder was given up; unsubscribed it');
+          });
+        }
+        await Promise.all(all.filter(([, s]) => s.settled).map(async ([, s]) => release(await s.quiet)));
       })()),
   };
 }

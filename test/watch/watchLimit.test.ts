@@ -1,9 +1,11 @@
 /**
- * WATCH_FAILED on the real inotify watch limit: `watch` in a child process inside its own user
- * namespace, whose inotify watch limit is set to 1 there (per-namespace limits: no machine-wide
- * sysctl changes). @parcel/watcher's subscribe rejects with ENOSPC from inotify_add_watch; the
- * command must exit 1 with the folder, the reason and the sysctl to raise, and leave nothing held.
- * (watchFailed.test.ts covers the same path in process with a mount that is a file.)
+ * WATCH_FAILED on the real inotify limits: `watch` in a child process inside its own user
+ * namespace, whose inotify limits are set there (per-namespace limits: no machine-wide sysctl
+ * changes). At a watch limit of 1, @parcel/watcher's subscribe rejects with ENOSPC from
+ * inotify_add_watch. At an instance limit of 0 it would block the child's event loop for good (it
+ * waits for an inotify thread that failed to start), so the daemon asks first (inotifyProbe.ts).
+ * Either way the command must exit 1 with the folder, the reason and the sysctl to raise, and leave
+ * nothing held. (watchFailed.test.ts covers the same path in process with a mount that is a file.)
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,16 +15,39 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LOCK_FILE_NAME } from '../../cook/projectLock.js';
 import { REPO, TSX_LOADER } from '../helpers/runCli.js';
 import { tempDir } from './helpers.js';
-import { makeProject } from './project.js';
+import { makeProject, type TestProject } from './project.js';
 
-/** Whether this machine lets a user namespace lower its own inotify watch limit (why not, else). */
-function namespaceLimits(): string | undefined {
-  const r = spawnSync('unshare', ['--user', '--map-root-user', 'sh', '-c', 'echo 1 > /proc/sys/user/max_inotify_watches && cat /proc/sys/user/max_inotify_watches'], { encoding: 'utf8' });
+/** Whether this machine lets a user namespace lower its own inotify limit `limit` to `value` (why not, else). */
+function namespaceLimits(limit: string, value: number): string | undefined {
+  const r = spawnSync('unshare', ['--user', '--map-root-user', 'sh', '-c', `echo ${value} > /proc/sys/user/${limit} && cat /proc/sys/user/${limit}`], { encoding: 'utf8' });
   if (r.error) return `unshare cannot run: ${r.error.message}`;
-  if (r.status !== 0 || r.stdout.trim() !== '1') return `a user namespace cannot set its inotify watch limit here: ${r.stderr.trim() || r.stdout.trim()}`;
+  if (r.status !== 0 || r.stdout.trim() !== String(value)) return `a user namespace cannot set its ${limit} here: ${r.stderr.trim() || r.stdout.trim()}`;
   return undefined;
 }
-const noNamespace = namespaceLimits();
+const noWatchLimit = namespaceLimits('max_inotify_watches', 1);
+const noInstanceLimit = namespaceLimits('max_inotify_instances', 0);
+
+/** `watch` on `p` in a user namespace whose inotify `limit` is `value`; its exit code and output. */
+async function watchInNamespace(p: TestProject, limit: string, value: number): Promise<{ code: number | null; out: string }> {
+  const cli = `exec '${process.execPath}' --import '${TSX_LOADER}' '${path.join(REPO, 'cli/main.ts')}' watch --project '${p.dir}' --port 0`;
+  const child = spawn('unshare', ['--user', '--map-root-user', 'sh', '-c', `echo ${value} > /proc/sys/user/${limit} && ${cli}`], {
+    env: { ...process.env, NO_COLOR: '1', CI: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  clearTimeout(timer);
+  return { code, out };
+}
+
+/** Nothing held after a failed start: no daemon.json, no project lock. */
+function expectReleased(p: TestProject): void {
+  expect(fs.existsSync(path.join(p.dir, 'Intermediates', 'daemon.json'))).toBe(false);
+  expect(fs.existsSync(path.join(p.dir, 'Intermediates', LOCK_FILE_NAME))).toBe(false);
+}
 
 describe('watch daemon at the inotify watch limit', () => {
   let root: string | undefined;
@@ -31,27 +56,30 @@ describe('watch daemon at the inotify watch limit', () => {
     root = undefined;
   });
 
-  it.skipIf(noNamespace !== undefined)(`\`watch\` exits 1 naming the inotify watch limit and its sysctl${noNamespace ? ` (skipped: ${noNamespace})` : ''}`, async () => {
+  it.skipIf(noWatchLimit !== undefined)(`\`watch\` exits 1 naming the inotify watch limit and its sysctl${noWatchLimit ? ` (skipped: ${noWatchLimit})` : ''}`, async () => {
     root = await tempDir();
     const p = await makeProject(path.join(root, 'P'));
     // One watch: Content's own; its first subfolder is past the limit.
-    const cli = `exec '${process.execPath}' --import '${TSX_LOADER}' '${path.join(REPO, 'cli/main.ts')}' watch --project '${p.dir}' --port 0`;
-    const child = spawn('unshare', ['--user', '--map-root-user', 'sh', '-c', `echo 1 > /proc/sys/user/max_inotify_watches && ${cli}`], {
-      env: { ...process.env, NO_COLOR: '1', CI: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    const code = await new Promise<number | null>((r) => child.on('close', r));
-    clearTimeout(timer);
+    const { code, out } = await watchInNamespace(p, 'max_inotify_watches', 1);
     expect(code, out).toBe(1);
     expect(out).toContain('WATCH_FAILED');
     expect(out).toContain('No space left on device');
     expect(out).toContain('fs.inotify.max_user_watches');
     expect(out).not.toMatch(/\n\s+at /);
-    expect(fs.existsSync(path.join(p.dir, 'Intermediates', 'daemon.json'))).toBe(false);
-    expect(fs.existsSync(path.join(p.dir, 'Intermediates', LOCK_FILE_NAME))).toBe(false);
+    expectReleased(p);
+  });
+
+  // On the code before inotifyProbe.ts the child hung at "starting" until the 60 s kill (code null).
+  it.skipIf(noInstanceLimit !== undefined)(`\`watch\` exits 1 naming the inotify instance limit and its sysctl${noInstanceLimit ? ` (skipped: ${noInstanceLimit})` : ''}`, async () => {
+    root = await tempDir();
+    const p = await makeProject(path.join(root, 'P'));
+    const { code, out } = await watchInNamespace(p, 'max_inotify_instances', 0);
+    expect(code, out).toBe(1);
+    expect(out).toContain('WATCH_FAILED');
+    expect(out).toContain(p.content);
+    expect(out).toContain('no inotify instance');
+    expect(out).toContain('fs.inotify.max_user_instances');
+    expect(out).not.toMatch(/\n\s+at /);
+    expectReleased(p);
   });
 });
