@@ -42,11 +42,13 @@ import {
   encodeHeader,
   encodeToc,
   validateMountPoint,
+  plainVirtualPathUnits,
   validateVirtualPath,
   type PakEntry,
   type PakToc,
 } from './pakFormat.js';
 import { readAt } from '../src/util/readAt.js';
+import { packedOrder, packStrings } from '../src/util/stringOrder.js';
 
 /** One entry to write. `path` is relative to the pak's mount point. */
 export type PakSource =
@@ -775,9 +777,6 @@ async function writeBytes(out: PositionalOut, path: string, data: Uint8Array, op
   };
 }
 
-/** A character whose UTF-16 order may differ from its UTF-8 byte order. */
-const NOT_PLAIN = /[\uD800-\uFFFF]/;
-
 /** Validate paths, reject duplicates and sort by UTF-8 bytes. `out` names the pak in errors. */
 export function sortSources<T extends { path: string }>(sources: readonly T[], out: string): T[] {
   return sortedOf(sources, sortOrder(sources, out));
@@ -789,26 +788,30 @@ export function sortSources<T extends { path: string }>(sources: readonly T[], o
  * WritePakResult.tocIndex), where a path -> index map of a million entries was ~20-30 MB.
  */
 function sortOrder(sources: readonly { path: string }[], out: string): Uint32Array {
-  let plain = true;
-  for (const s of sources) {
-    validateVirtualPath(s.path, out);
-    if (plain && NOT_PLAIN.test(s.path)) plain = false;
+  const paths = sources.map((s) => s.path);
+  // The paths are read once, into one array: checking, sorting and comparing them there costs a
+  // million-entry pak per entry what 100k costs, where a comparator sort chased scattered strings.
+  const packed = packStrings(paths);
+  const { units, start } = packed;
+  for (let i = 0; i < paths.length; i++) {
+    if (!plainVirtualPathUnits(units, start[i], start[i + 1])) validateVirtualPath(paths[i], out);
   }
-  const order = new Uint32Array(sources.length);
+  // Without a surrogate or a character from U+E000 up, string (UTF-16) order is UTF-8 byte order.
+  let plain = true;
+  if (units.BYTES_PER_ELEMENT === 2) {
+    for (let i = 0; i < units.length && plain; i++) plain = units[i] < 0xd800;
+  }
+  let order: Uint32Array;
+  if (plain) {
+    const sorted = packedOrder(packed);
+    if (sorted.repeat >= 0) throw errors.pakPathInvalid(out, paths[sorted.order[sorted.repeat]], 'is listed twice');
+    return sorted.order;
+  }
+  order = new Uint32Array(sources.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
-  // Without a surrogate or a character from U+E000 up, JS string order is UTF-8 byte order, and
-  // the engine's own comparison is several times faster than comparePathBytes' loop.
-  order.sort(
-    plain
-      ? (x, y) => {
-          const a = sources[x].path;
-          const b = sources[y].path;
-          return a < b ? -1 : a > b ? 1 : 0;
-        }
-      : (x, y) => comparePathBytes(sources[x].path, sources[y].path),
-  );
+  order.sort((x, y) => comparePathBytes(paths[x], paths[y]));
   for (let k = 1; k < order.length; k++) {
-    if (sources[order[k]].path === sources[order[k - 1]].path) throw errors.pakPathInvalid(out, sources[order[k]].path, 'is listed twice');
+    if (paths[order[k]] === paths[order[k - 1]]) throw errors.pakPathInvalid(out, paths[order[k]], 'is listed twice');
   }
   return order;
 }
