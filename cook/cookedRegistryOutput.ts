@@ -23,6 +23,7 @@ import type { AssetRecord } from '../src/registry/types.js';
 import { tempPathFor } from '../src/util/atomicWrite.js';
 import { newCheckedFile, openCheckedFile, sealCheckedFile } from '../src/util/checkedFile.js';
 import { xxh64 } from '../src/util/hash.js';
+import { sortedByString } from '../src/util/stringOrder.js';
 import { writeOutput } from './cookAsset.js';
 
 export const REGISTRY_HASHES_FILE = 'CookedRegistryHashes.bin';
@@ -37,7 +38,7 @@ const HASH_RE = /^[0-9a-f]{16}$/;
  * Throws IO_FAILED when the registry cannot be written (the sidecar is best effort).
  */
 export function writeCookedRegistry(registryFile: string, intermediatesDir: string, records: readonly AssetRecord[]): Uint8Array {
-  const packages: AssetRecord[] = [];
+  let packages: AssetRecord[] = [];
   const texts: CookedRegistryText[] = [];
   for (const r of records) {
     if (r.kind === 'package') packages.push(r);
@@ -46,7 +47,7 @@ export function writeCookedRegistry(registryFile: string, intermediatesDir: stri
   // The registry's asset order, which the sidecar follows.
   let sorted = true;
   for (let i = 1; i < packages.length && sorted; i++) sorted = packages[i - 1].guid <= packages[i].guid;
-  if (!sorted) packages.sort((a, b) => (a.guid < b.guid ? -1 : a.guid > b.guid ? 1 : 0));
+  if (!sorted) packages = sortedByString(packages, (p) => p.guid);
 
   let prev: Buffer | undefined;
   try {

@@ -19,6 +19,7 @@
 import { DependencyType } from '../src/format/packageTypes.js';
 import type { ScanChanges } from '../src/registry/AssetRegistry.js';
 import type { AssetRecord } from '../src/registry/types.js';
+import { sortedByString } from '../src/util/stringOrder.js';
 
 export const MAIN_CHUNK = 'Main';
 
@@ -181,7 +182,7 @@ export function planCook(lookup: AssetLookup, roots: readonly CookRoot[], opts: 
     if (!chunks) rootRecords.set(i, (chunks = new Set<string>()));
     chunks.add(root.chunk);
   }
-  const allRoots = [...rootRecords.keys()].sort((a, b) => cmp(recs[a].guid, recs[b].guid));
+  const allRoots = sortedByString([...rootRecords.keys()], (i) => recs[i].guid);
 
   // Hard-only reach, to tell what a soft edge alone brought in.
   walk(allRoots, (i) => !hardReach[i] && (hardReach[i] = true), false);
@@ -210,15 +211,15 @@ export function planCook(lookup: AssetLookup, roots: readonly CookRoot[], opts: 
   // The registry lists its records by GUID already: taking the placed ones in that order is the
   // sort (of 60k packages at 100k assets) without sorting; any other order is sorted here.
   let packages: PlannedAsset[] = [];
-  const textAssets: PlannedAsset[] = [];
+  let textAssets: PlannedAsset[] = [];
   for (let i = 0; i < listed; i++) {
     const r = recs[i];
     if (r.kind === 'text') {
       if (mounted(i)) textAssets.push({ record: r, chunk: opts.mountChunks.get(r.mount)!, via: 'mount' });
     } else if (inOrder && chunkOf[i] !== undefined) packages.push(planned(i));
   }
-  if (!inOrder || packages.length !== placed.length) packages = placed.map(planned).sort((a, b) => cmp(a.record.guid, b.record.guid));
-  if (!inOrder) textAssets.sort((a, b) => cmp(a.record.guid, b.record.guid));
+  if (!inOrder || packages.length !== placed.length) packages = sortedByString(placed.map(planned), (p) => p.record.guid);
+  if (!inOrder) textAssets = sortedByString(textAssets, (p) => p.record.guid);
   let softOnly = 0;
   for (const p of packages) if (p.via === 'soft') softOnly++;
 

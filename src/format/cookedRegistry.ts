@@ -16,6 +16,7 @@ import { BinaryReader } from './BinaryReader.js';
 import { readFName } from './properties.js';
 import { errors, isLuminaError, type LuminaError } from '../errors.js';
 import { xxh64, hashHex } from '../util/hash.js';
+import { sortedByString } from '../util/stringOrder.js';
 import type { DependencyType } from './packageTypes.js';
 
 export const REGISTRY_MAGIC = 0x4745524c; // 'LREG'
@@ -51,7 +52,7 @@ export interface CookedRegistry {
   textAssets: CookedRegistryText[];
 }
 
-const byGuid = (a: { guid: string }, b: { guid: string }): number => (a.guid < b.guid ? -1 : a.guid > b.guid ? 1 : 0);
+const guidOf = (a: { guid: string }): string => a.guid;
 
 /**
  * Encode the registry. Inputs may come in any order; `AssetRecord`s can be passed as they are
@@ -208,8 +209,8 @@ for (let c = 0; c < 6; c++) HEX_VALUE[0x61 + c] = 10 + c;
 /** The assets and text assets in GUID order (sorted copies only when they are not); a GUID twice is a RangeError. */
 function inRegistryOrder<A extends CookedRegistryAsset>(assets: readonly A[], textAssets: readonly CookedRegistryText[]) {
   // The cook passes its assets in GUID order already.
-  const sorted = inGuidOrder(assets) ? assets : [...assets].sort(byGuid);
-  const texts = inGuidOrder(textAssets) ? textAssets : [...textAssets].sort(byGuid);
+  const sorted = inGuidOrder(assets) ? assets : sortedByString(assets, guidOf);
+  const texts = inGuidOrder(textAssets) ? textAssets : sortedByString(textAssets, guidOf);
   for (const list of [sorted, texts] as const) {
     for (let i = 1; i < list.length; i++) if (list[i].guid === list[i - 1].guid) throw new RangeError(`duplicate GUID ${list[i].guid} in the cooked registry`);
   }

@@ -30,6 +30,7 @@ import { silentLogger, type Logger } from '../log/logger.js';
 import { TEMP_MARKER, writeFileAtomic } from '../util/atomicWrite.js';
 import { initHash } from '../util/hash.js';
 import { LEAN_HEAP_ASSETS, leanHeapFor, leanHeapStrictFor } from '../util/leanHeap.js';
+import { sortedByString } from '../util/stringOrder.js';
 import { Vfs } from '../vfs/Vfs.js';
 import { AsyncMutex } from './asyncMutex.js';
 import { hashWholeFile, readPackageRecord, readTextRecord, type Located } from './readAsset.js';
@@ -322,7 +323,7 @@ export class AssetRegistry {
    */
   all(): readonly AssetRecord[] {
     this.ensureWinners();
-    this.sorted ??= Object.freeze([...this.winners.values()].map(thawRecord).sort((a, b) => byString(a.guid, b.guid)));
+    this.sorted ??= Object.freeze(sortedByString([...this.winners.values()].map(thawRecord), (r) => r.guid));
     return this.sorted;
   }
 
@@ -362,7 +363,7 @@ export class AssetRegistry {
   referrers(guid: string): Referrer[] {
     const m = this.referrerIndex().get(guid.toLowerCase());
     if (!m) return [];
-    return [...m].map(([g, type]) => ({ guid: g, type })).sort((a, b) => byString(a.guid, b.guid));
+    return sortedByString([...m].map(([g, type]) => ({ guid: g, type })), (r) => r.guid);
   }
 
   /**

@@ -26,6 +26,7 @@ import type { AssetDependency, AssetKind, AssetRecord } from './types.js';
 import type { FileStat } from './walkMount.js';
 import { dependencyList } from './dependencyList.js';
 import { hexInto } from '../util/hex.js';
+import { sortedByString } from '../util/stringOrder.js';
 
 export const CACHE_FILE_NAME = 'AssetRegistry.assetdb';
 const MAGIC = 0x4244414c; // 'LADB'
@@ -103,7 +104,7 @@ export function checksum(bytes: Uint8Array): bigint {
  * (readPool.ts; decode it with `sealed: false` too).
  */
 export function encodeRegistryCache(entries: Iterable<CacheRecord>, sealed = true): Buffer {
-  const list = [...entries].sort((a, b) => (a.record.file < b.record.file ? -1 : a.record.file > b.record.file ? 1 : 0));
+  const list = sortedByString([...entries], (e) => e.record.file);
   const guids = new Map<string, number>();
   const strings = new Map<string, number>();
   const mounts = new Map<string, { index: number; alias: number; dir: number; dirPath: string }>();
