@@ -124,8 +124,8 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
       if (i < packages.length) {
         const a = packages[i];
         const r = pakSourceOf(a.record.guid);
-        const checked = r.cookedXxh64 === undefined ? {} : { cookedXxh64: BigInt(`0x${r.cookedXxh64}`) };
-        return { path: under(a.record.virtualPath), kind: 'cooked', file: r.output!, ...checked, ...(r.bytes ? { bytes: r.bytes } : {}) };
+        // One literal, no spreads: built once per entry, mostly before V8 optimizes this (a cold cook's pak phase).
+        return { path: under(a.record.virtualPath), kind: 'cooked', file: r.output!, cookedXxh64: r.cookedXxh64 === undefined ? undefined : BigInt(`0x${r.cookedXxh64}`), bytes: r.bytes };
       }
       i -= packages.length;
       if (i < texts.length) {
