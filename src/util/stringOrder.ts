@@ -17,6 +17,8 @@ import { endianness } from 'node:os';
 const SMALL_SORT = 64;
 /** Groups this small are finished by insertion sort on the units. */
 const SMALL_GROUP = 16;
+/** Longest total packStrings joins into one string (V8 caps a string near 2^29 units). */
+const MAX_JOIN = 2 ** 28;
 const NOT_LATIN1 = /[^\x00-\xff]/;
 /** The packed words are read back as (lo, hi) pairs of 32-bit words. */
 const LITTLE_ENDIAN = endianness() === 'LE';
@@ -31,14 +33,28 @@ export interface PackedStrings {
 }
 
 /** Copy `strings` into one array: one native join and one native write, where a charCodeAt per unit would chase each string. */
-export function packStrings(strings: readonly string[]): PackedStrings {
+export function packStrings(strings: readonly string[], maxJoin = MAX_JOIN): PackedStrings {
   const n = strings.length;
   const start = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) start[i + 1] = start[i] + strings[i].length;
+  // One joined string only while it stays under V8's string length limit (~2^29 units).
+  if (start[n] > maxJoin) return packEach(strings, start);
   const joined = strings.join('');
   const wide = NOT_LATIN1.test(joined);
   const units = wide ? new Uint16Array(joined.length) : new Uint8Array(joined.length);
   Buffer.from(units.buffer, units.byteOffset, units.byteLength).write(joined, wide ? 'utf16le' : 'latin1');
+  return { units, start };
+}
+
+
+/** packStrings for totals too long to join: string by string (slower, but any size). */
+function packEach(strings: readonly string[], start: Uint32Array): PackedStrings {
+  const wide = strings.some((s) => NOT_LATIN1.test(s));
+  const units = wide ? new Uint16Array(start[strings.length]) : new Uint8Array(start[strings.length]);
+  for (let i = 0; i < strings.length; i++) {
+    const s = strings[i];
+    for (let k = 0, p = start[i]; k < s.length; k++, p++) units[p] = s.charCodeAt(k);
+  }
   return { units, start };
 }
 

@@ -67,4 +67,14 @@ describe('stringOrder', () => {
       expect(repeat, name).toBe(want < order.length ? want : -1);
     }
   });
+
+  it('packs string by string, as the join does, past the longest total it joins', () => {
+    for (const [name, list] of Object.entries(cases)) {
+      const joined = packStrings(list);
+      const each = packStrings(list, 0);
+      expect(each.units.constructor, name).toBe(joined.units.constructor);
+      expect(Array.from(each.units), name).toEqual(Array.from(joined.units));
+      expect(Array.from(each.start), name).toEqual(Array.from(joined.start));
+    }
+  });
 });
