@@ -48,6 +48,7 @@ import {
   type PakToc,
 } from './pakFormat.js';
 import { readAt } from '../src/util/readAt.js';
+import { BufferPool, readWhole } from '../src/util/readWhole.js';
 import { packedOrder, packStrings } from '../src/util/stringOrder.js';
 
 /** One entry to write. `path` is relative to the pak's mount point. */
@@ -60,6 +61,8 @@ export type PakSource =
       cookedXxh64?: bigint;
       /** The cooked file's bytes, when the caller holds them (just cooked): used instead of reading the file. */
       bytes?: Uint8Array;
+      /** The cooked file's size as its cook wrote it: read without a stat, and a file of another size fails COOKED_INVALID. */
+      size?: number;
     }
   | {
       path: string;
@@ -325,12 +328,22 @@ export interface LoadedCooked {
   header: CookedHeader;
   /** The whole cooked file. */
   bytes: Uint8Array;
+  /** `bytes` is a view of a buffer of the pool given to loadCooked: give it back once copied out. */
+  pooled?: boolean;
 }
 
 /** Cooked files up to this size are read in one go (and read ahead); bigger ones stream in chunks. */
 const PREFETCH_MAX = 8 << 20;
 /** Sources read ahead of the one being written: bounds memory to PREFETCH_AHEAD * PREFETCH_MAX. */
 const PREFETCH_AHEAD = 4;
+/**
+ * The read buffers a pak write reuses (loadCooked, writeFileSource): files up to this size are read
+ * into one. No bigger than STAGE_SIZE, so every write of their bytes is copied into the stage
+ * (PositionalOut.write), never queued by reference, and the buffer is free once the write returns.
+ */
+const POOLED_READ = STAGE_SIZE;
+/** Pool buffers in use at once: the read-ahead's loads, the one being written and a text file. */
+const POOLED_KEEP = PREFETCH_AHEAD + 2;
 
 /** What became of the cooked sources of one pak (WritePakResult's counts). */
 export interface CookedStats {
@@ -548,24 +561,43 @@ function changedSinceCook(file: string, got: bigint, want: bigint): Error {
   return errors.cookedInvalid(file, 'xxh64', `the file hashes to ${hashHex(got)}, its cook recorded ${hashHex(want)}: the cooked file changed after it was cooked`, 0);
 }
 
+function resizedSinceCook(file: string, got: number, want: number): Error {
+  const is = got > want ? `more than ${want}` : `${got}`;
+  return errors.cookedInvalid(file, 'size', `the file is ${is} bytes, its cook wrote ${want}: the cooked file changed after it was cooked`);
+}
+
 /**
  * A cooked source's header and bytes, checked (see the module comment), from the given bytes or
  * the file (sources the previous pak serves never come here). `mismatched`: the previous pak's
  * entry of this path, which did not hash to the file's hash. Undefined when the file is too big to
  * hold (it is then streamed by writeCooked).
  */
-export async function loadCooked(s: Extract<PakSource, { kind: 'cooked' }>, mismatched: PakEntry | undefined, stats: CookedStats): Promise<LoadedCooked | undefined> {
+export async function loadCooked(
+  s: Extract<PakSource, { kind: 'cooked' }>,
+  mismatched: PakEntry | undefined,
+  stats: CookedStats,
+  pool?: BufferPool,
+): Promise<LoadedCooked | undefined> {
   const want = s.cookedXxh64;
   let bytes: Uint8Array;
+  let pooled = false;
   if (s.bytes !== undefined) bytes = s.bytes;
   else {
     // Synchronous on purpose: cooked files are small, and sync open/read/close cost a tenth of the
     // main-thread time of the promise API, which dominated pak writing for many small entries.
+    let read;
     try {
-      if (fs.statSync(s.file).size > PREFETCH_MAX) return undefined;
-      bytes = fs.readFileSync(s.file);
+      read = readWhole(s.file, s.size, PREFETCH_MAX, pool);
     } catch (e) {
       throw errors.ioFailed(s.file, 'read', e);
+    }
+    if (read === undefined) return undefined;
+    bytes = read.bytes;
+    pooled = pool !== undefined && read.size + 1 <= pool.size;
+    if (bytes.byteLength !== read.size) {
+      if (pooled) pool!.give(bytes);
+      if (s.size !== undefined) throw resizedSinceCook(s.file, bytes.byteLength, s.size);
+      throw errors.ioFailed(s.file, 'read', new Error('file changed while it was being packed'));
     }
   }
   if (want !== undefined) {
@@ -580,7 +612,7 @@ export async function loadCooked(s: Extract<PakSource, { kind: 'cooked' }>, mism
   }
   // The previous pak's entry claimed these very blocks but did not hash right: it was damaged.
   if (mismatched && mismatched.xxh64 === header.xxh64 && mismatched.rawSize === header.rawSize && mismatched.storedSize === header.storedSize) stats.previousDamaged++;
-  return { header, bytes };
+  return pooled ? { header, bytes, pooled } : { header, bytes };
 }
 
 /**
@@ -684,11 +716,12 @@ class CookedBlockCheck {
  * Copy an LCKD file's blocks into the pak as they are: the entry takes the LCKD's sizes, hash and
  * method. The blocks are checked first (see the module comment).
  */
-async function writeCooked(out: PositionalOut, s: Extract<PakSource, { kind: 'cooked' }>, loaded: LoadedCooked | undefined): Promise<PakEntry> {
+async function writeCooked(out: PositionalOut, s: Extract<PakSource, { kind: 'cooked' }>, loaded: LoadedCooked | undefined, pool: BufferPool): Promise<PakEntry> {
   const offset = out.pos;
   if (loaded) {
-    // Checked by loadCooked, ahead of its turn.
+    // Checked by loadCooked, ahead of its turn. A pooled buffer's bytes are copied into the stage by the write (POOLED_READ).
     await out.write(loaded.bytes.subarray(loaded.header.dataOffset));
+    if (loaded.pooled) pool.give(loaded.bytes);
     return cookedEntry(s.path, offset, loaded.header);
   }
   const file = s.file;
@@ -728,23 +761,23 @@ async function writeCooked(out: PositionalOut, s: Extract<PakSource, { kind: 'co
  * go back to the entry's start and write the raw bytes instead (stored), so the stored-vs-DEFLATE
  * rule is the same as compressBlocks' without holding the whole file.
  */
-async function writeFileSource(out: PositionalOut, path: string, file: string, opts: CompressOptions): Promise<PakEntry> {
+async function writeFileSource(out: PositionalOut, path: string, file: string, opts: CompressOptions, pool: BufferPool): Promise<PakEntry> {
   // A file of one window (text assets: a few KiB) is read whole, synchronously, and compressed
   // like given bytes (same stored-vs-DEFLATE rule): four promise-API calls per file were most of
   // a one-file change's pak time for a few hundred text assets.
-  let size: number;
+  let small;
   try {
-    size = fs.statSync(file).size;
-  } catch (e) {
-    throw errors.ioFailed(file, 'open', e);
-  }
-  let small: Uint8Array | undefined;
-  try {
-    if (size <= WINDOW) small = fs.readFileSync(file);
+    small = readWhole(file, undefined, WINDOW, pool);
   } catch (e) {
     throw errors.ioFailed(file, 'read', e);
   }
-  if (small !== undefined && small.byteLength <= WINDOW) return writeBytes(out, path, small, opts);
+  if (small !== undefined) {
+    if (small.bytes.byteLength !== small.size) throw errors.ioFailed(file, 'read', new Error('file changed while it was being packed'));
+    const e = await writeBytes(out, path, small.bytes, opts);
+    // Its blocks were copied into the stage (a pooled buffer is no bigger than STAGE_SIZE) and it is hashed: free again.
+    if (small.size + 1 <= pool.size) pool.give(small.bytes);
+    return e;
+  }
   const fh = await openSource(file);
   try {
     const { size } = await fh.stat();
@@ -912,13 +945,15 @@ async function writePakFile(
       };
       // Read-ahead of small cooked files the previous pak does not serve: a failed read surfaces when its entry's turn comes.
       const ahead = new Map<number, Promise<LoadedCooked | undefined>>();
+      // The buffers small files are read into, reused: not a fresh ArrayBuffer per file (552k of them at a million assets).
+      const pool = new BufferPool(POOLED_READ, POOLED_KEEP);
       let nextAhead = 0;
       const prefetch = (upTo: number): void => {
         for (; nextAhead <= upTo && nextAhead < sorted.length; nextAhead++) {
           const s = sorted[nextAhead];
           // Held bytes with their hash are checked at their turn, synchronously (loadHeld).
           if (s.kind !== 'cooked' || candidate(s) !== undefined || (s.bytes !== undefined && s.cookedXxh64 !== undefined)) continue;
-          const p = loadCooked(s, undefined, stats);
+          const p = loadCooked(s, undefined, stats, pool);
           p.catch(() => {});
           ahead.set(nextAhead, p);
         }
@@ -1004,15 +1039,15 @@ async function writePakFile(
         switch (s.kind) {
           case 'cooked': {
             // A candidate that did not match (changed, or damaged in the previous pak) is read here, at its turn.
-            const loaded = prev ? await loadCooked(s, data ? prev : undefined, stats) : await ahead.get(i);
+            const loaded = prev ? await loadCooked(s, data ? prev : undefined, stats, pool) : await ahead.get(i);
             ahead.delete(i);
-            e = await writeCooked(w, s, loaded);
+            e = await writeCooked(w, s, loaded, pool);
             // Checked against this hash on its way in (loadCooked, writeCooked).
             cookedOf[i] = s.cookedXxh64 ?? 0n;
             break;
           }
           case 'file':
-            e = await writeFileSource(w, s.path, s.file, compress);
+            e = await writeFileSource(w, s.path, s.file, compress, pool);
             cookedOf[i] = 0n;
             break;
           case 'bytes':
