@@ -64,8 +64,8 @@ function decimal(s: string, from: number, to: number): number {
 /** The fields of a result an asset's report is made of (see `brief`). */
 export type AssetReportFields = Pick<AssetCookResult, 'status' | 'reason' | 'ms' | 'bytesIn' | 'bytesOut' | 'error'>;
 
-/** The fields of a result a pak entry is made of (see `pakSource`). */
-export type PakSourceFields = Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'>;
+/** The fields of a result a pak entry is made of (see `pakSource`); `cookedSize`: the output's size, from its identity. */
+export type PakSourceFields = Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'> & { cookedSize?: number };
 
 
 export class HeldResults {
@@ -238,7 +238,11 @@ export class HeldResults {
   /** What a pak entry needs of the result (output, cooked file hash, held bytes), without building the rest. */
   pakSource(guid: string): PakSourceFields | undefined {
     const i = this.setSlot(guid);
-    return i === undefined ? undefined : this.pakSourceInto(i, {});
+    if (i === undefined) return undefined;
+    const out: PakSourceFields = this.pakSourceInto(i, {});
+    // The identity's cooked size is the output's size as written: the pak writer reads it without a stat.
+    if (this.flags[i] & IDENTITY_PACKED) out.cookedSize = this.nums[i * F_COUNT + F_COOKED];
+    return out;
   }
 
   /**
@@ -301,7 +305,7 @@ export class HeldResults {
   }
 
   /** Adds the output, the cooked file's hash and the held bytes (what a pak entry needs) to `out`. */
-  private pakSourceInto<T extends PakSourceFields>(i: number, out: T): T {
+  private pakSourceInto<T extends Omit<PakSourceFields, 'cookedSize'>>(i: number, out: T): T {
     const f = this.flags[i];
     if (f & OUTPUT) out.output = f & OUTPUT_USUAL ? cookedPathFor(this.cookedDir, this.records[i].record) : this.oddOutput.get(i);
     if (f & COOKED_XXH) out.cookedXxh64 = `${hex8(this.hashes[i * 4 + 2])}${hex8(this.hashes[i * 4 + 3])}`;

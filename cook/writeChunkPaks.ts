@@ -58,7 +58,8 @@ export interface ChunkPakInput {
    */
   results: Pick<ReadonlyMap<string, AssetCookResult>, 'get'> & {
     identity?(guid: string): string | undefined;
-    pakSource?(guid: string): Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'> | undefined;
+    /** `cookedSize`: the output file's size as its cook wrote it (its identity's), when known. */
+    pakSource?(guid: string): (Pick<AssetCookResult, 'output' | 'cookedXxh64' | 'bytes'> & { cookedSize?: number }) | undefined;
     /** Whether the asset's cooked file hash is `hi`/`lo` (u32 halves), without building a string. */
     cookedXxh64Is?(guid: string, hi: number, lo: number): boolean;
   };
@@ -120,12 +121,21 @@ export async function writeChunkPaks(input: ChunkPakInput): Promise<PakOutput[]>
     }
     // The sources in this order: the packages, the text assets, AssetRegistry.bin, ShaderCache.bin.
     const pakSourceOf = results.pakSource ? (guid: string) => results.pakSource!(guid)! : (guid: string) => results.get(guid)!;
+    /** The output's size as its cook recorded it (a cache entry's is its file's), so the writer reads it without a stat. */
+    const recordedSize = (r: ReturnType<typeof pakSourceOf>): number | undefined => ('cookedSize' in r ? r.cookedSize : 'entry' in r ? r.entry?.cookedSize : undefined);
     const sourceAt = (i: number): PakSource => {
       if (i < packages.length) {
         const a = packages[i];
         const r = pakSourceOf(a.record.guid);
         // One literal, no spreads: built once per entry, mostly before V8 optimizes this (a cold cook's pak phase).
-        return { path: under(a.record.virtualPath), kind: 'cooked', file: r.output!, cookedXxh64: r.cookedXxh64 === undefined ? undefined : BigInt(`0x${r.cookedXxh64}`), bytes: r.bytes };
+        return {
+          path: under(a.record.virtualPath),
+          kind: 'cooked',
+          file: r.output!,
+          cookedXxh64: r.cookedXxh64 === undefined ? undefined : BigInt(`0x${r.cookedXxh64}`),
+          bytes: r.bytes,
+          size: r.bytes ? undefined : recordedSize(r),
+        };
       }
       i -= packages.length;
       if (i < texts.length) {
