@@ -240,18 +240,21 @@ export function buildReportBody(input: ReportInput): ReportBody {
   // The package paths of reference targets the cook did not ship (left out, or not mounted).
   const packagePaths = new Map<string, string>();
   for (const e of [...softExcluded, ...missing]) if (!index.has(e.guid)) packagePaths.set(e.guid, e.guid);
-  const records = new Array<AssetRecord | undefined>(n);
-  for (const r of input.records) {
-    const i = index.get(r.guid);
-    if (i !== undefined) records[i] = r;
-    else if (packagePaths.has(r.guid)) packagePaths.set(r.guid, r.packagePath);
-  }
+  const recordList = Array.isArray(input.records) ? (input.records as readonly AssetRecord[]) : [...input.records];
+  const { records, reportOf } = matchRecords(all, recordList, index);
+  for (let j = 0; j < recordList.length; j++) if (reportOf[j] < 0 && packagePaths.has(recordList[j].guid)) packagePaths.set(recordList[j].guid, recordList[j].packagePath);
+  const edges = resolveEdges(records, index);
   const bytesOut = (i: number) => shippedBytes(all[i]);
-  const chains = linkChains(plan, input.roots, index, all, records, config.cook.soft === 'include');
+  const chains = linkChains(plan, input.roots, index, all, edges, config.cook.soft === 'include');
 
   const listed = bounded ? selectListed(all, chains, bytesOut, input.listTop ?? REPORT_TOP) : Array.from({ length: n }, (_, i) => i);
-  const listedIndex = new Map<number, number>();
-  listed.forEach((i, k) => listedIndex.set(i, k));
+  // Each asset's place in the list (-1: not listed), and the listed GUIDs for referrers the cook did not ship.
+  const listedAt = new Int32Array(n).fill(-1);
+  const listedByGuid = new Map<string, number>();
+  listed.forEach((i, k) => {
+    listedAt[i] = k;
+    listedByGuid.set(all[i].guid, k);
+  });
   const assets: ReportAsset[] = listed.map((i) => {
     const a = all[i];
     const out: ReportAsset = {
@@ -270,7 +273,7 @@ export function buildReportBody(input: ReportInput): ReportBody {
     };
     const from = chains.from[i];
     if (from >= 0) {
-      out.from = listedIndex.get(from);
+      out.from = listedAt[from];
       out.fromVia = typeName(chains.fromVia[i]);
     }
     const root = chains.rootReason.get(i);
@@ -280,20 +283,25 @@ export function buildReportBody(input: ReportInput): ReportBody {
 
   // Referrers, over the whole registry (an uncooked referrer is named by its path).
   // A package may import the same asset twice (Hard and Soft): count it once. `lastReferrer[to]`
-  // is the record that last added itself to `to`, cheaper than a set per record.
+  // is the record that last added itself to `to`, cheaper than a set per record. A shipped
+  // record's edges are resolved already (`edges`); another's are looked up among the listed only.
   const lastReferrer = new Array<AssetRecord | undefined>(assets.length);
   const referrerCount = new Uint32Array(assets.length);
   const maxReferrers = bounded ? REPORT_REFERRERS : Infinity;
-  for (const r of input.records) {
-    const from = index.get(r.guid);
-    for (const d of r.dependencies) {
-      const i = index.get(d.guid);
-      const to = i === undefined ? undefined : listedIndex.get(i);
-      if (to === undefined || lastReferrer[to] === r) continue;
-      lastReferrer[to] = r;
-      if (referrerCount[to]++ >= maxReferrers) continue;
-      const fromListed = from === undefined ? undefined : listedIndex.get(from);
-      assets[to].referrers.push(fromListed ?? (from === undefined ? r.packagePath : all[from].path));
+  const refer = (r: AssetRecord, from: number, to: number) => {
+    if (to < 0 || lastReferrer[to] === r) return;
+    lastReferrer[to] = r;
+    if (referrerCount[to]++ >= maxReferrers) return;
+    const fromListed = from < 0 ? -1 : listedAt[from];
+    assets[to].referrers.push(fromListed >= 0 ? fromListed : from < 0 ? r.packagePath : all[from].path);
+  };
+  for (let j = 0; j < recordList.length; j++) {
+    const r = recordList[j];
+    const from = reportOf[j];
+    if (from >= 0 && records[from] === r) {
+      for (let e = edges.start[from]; e < edges.start[from + 1]; e++) if (edges.to[e] >= 0) refer(r, from, listedAt[edges.to[e]]);
+    } else {
+      for (const d of r.dependencies) refer(r, from, listedByGuid.get(d.guid) ?? -1);
     }
   }
   if (bounded) assets.forEach((a, k) => referrerCount[k] > a.referrers.length && (a.referrerCount = referrerCount[k]));
@@ -330,16 +338,23 @@ export function shippedBytes(a: AssetReport): number {
 
 /** A bounded report's folder totals, over every asset, listed or not; in chunk order, then by folder. */
 export function reportFolders(all: readonly AssetReport[]): ReportFolder[] {
-  const folders = new Map<string, ReportFolder>();
+  // Per chunk (a few), then per folder: no key string made per asset.
+  const chunks = new Map<string, Map<string, ReportFolder>>();
+  let chunk: string | undefined;
+  let folders: Map<string, ReportFolder> | undefined;
   for (const a of all) {
+    if (a.chunk !== chunk) {
+      chunk = a.chunk;
+      folders = chunks.get(chunk);
+      if (!folders) chunks.set(chunk, (folders = new Map()));
+    }
     const folder = a.path.slice(0, Math.max(0, a.path.lastIndexOf('/')));
-    const key = `${a.chunk}\0${folder}`;
-    let f = folders.get(key);
-    if (!f) folders.set(key, (f = { chunk: a.chunk, folder, assets: 0, bytesOut: 0 }));
+    let f = folders!.get(folder);
+    if (!f) folders!.set(folder, (f = { chunk: a.chunk, folder, assets: 0, bytesOut: 0 }));
     f.assets++;
     f.bytesOut += shippedBytes(a);
   }
-  return [...folders.values()].sort((a, b) => compareChunks(a.chunk, b.chunk) || (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
+  return [...chunks.values()].flatMap((m) => [...m.values()]).sort((a, b) => compareChunks(a.chunk, b.chunk) || (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
 }
 
 /**
@@ -388,10 +403,7 @@ export function relistBounded(input: ReportInput, listedThen: ReadonlyArray<Pick
 function selectListed(all: readonly AssetReport[], chains: Chains, bytesOut: (i: number) => number, listTop: number): number[] {
   const pick = new Set<number>();
   const top = (keep: (i: number) => boolean, by: (i: number) => number) => {
-    const ids: number[] = [];
-    for (let i = 0; i < all.length; i++) if (keep(i)) ids.push(i);
-    ids.sort((x, y) => by(y) - by(x) || x - y);
-    for (const i of ids.slice(0, listTop)) pick.add(i);
+    for (const i of topIndexes(all.length, keep, by, listTop)) pick.add(i);
   };
   top((i) => bytesOut(i) > 0, bytesOut);
   top((i) => all[i].status !== 'cached', (i) => all[i].ms);
@@ -402,6 +414,49 @@ function selectListed(all: readonly AssetReport[], chains: Chains, bytesOut: (i:
   return [...pick].sort((x, y) => x - y);
 }
 
+/**
+ * The `k` indexes of 0..n-1 that `keep` accepts with the largest `by`, ties to the lower index: the
+ * first `k` of them sorted by (value desc, index asc), as a set in no order. One pass keeping a heap
+ * of `k`: a cold 1M cook's report sorted ~560k indexes to keep 1000, for each top list.
+ */
+export function topIndexes(n: number, keep: (i: number) => boolean, by: (i: number) => number, k: number): Int32Array {
+  const ids = new Int32Array(Math.max(0, Math.min(k, n)));
+  const vals = new Float64Array(ids.length);
+  // A min-heap on (value, then index descending): its root is the kept index that goes first.
+  // Indexes come in ascending order, so one whose value only ties the root's ranks after it.
+  let size = 0;
+  for (let i = 0; i < n && ids.length > 0; i++) {
+    if (!keep(i)) continue;
+    const v = by(i);
+    let at: number;
+    if (size < ids.length) {
+      at = size++;
+      while (at > 0) {
+        const up = (at - 1) >> 1;
+        if (vals[up] < v) break;
+        ids[at] = ids[up];
+        vals[at] = vals[up];
+        at = up;
+      }
+    } else {
+      if (!(v > vals[0])) continue;
+      at = 0;
+      for (;;) {
+        let c = 2 * at + 1;
+        if (c >= size) break;
+        if (c + 1 < size && (vals[c + 1] < vals[c] || (vals[c + 1] === vals[c] && ids[c + 1] > ids[c]))) c++;
+        if (v < vals[c] || (v === vals[c] && i > ids[c])) break;
+        ids[at] = ids[c];
+        vals[at] = vals[c];
+        at = c;
+      }
+    }
+    ids[at] = i;
+    vals[at] = v;
+  }
+  return ids.subarray(0, size);
+}
+
 interface Chains {
   /** The asset each was reached from (index), -1 for roots, text assets and unreached ones. */
   from: Int32Array;
@@ -410,8 +465,65 @@ interface Chains {
   rootReason: Map<number, string>;
 }
 
+/**
+ * Each asset's record (`records`, by asset index) and each record's asset (`reportOf`, by the
+ * record's place in `list`, -1 for a record the cook did not ship), as `index` gives them. Both
+ * lists come sorted by GUID (the registry's `all()`), so one merge pairs them without a lookup
+ * per record; a list in any other order is looked up.
+ */
+function matchRecords(all: readonly AssetReport[], list: readonly AssetRecord[], index: ReadonlyMap<string, number>): { records: Array<AssetRecord | undefined>; reportOf: Int32Array } {
+  const records = new Array<AssetRecord | undefined>(all.length);
+  const reportOf = new Int32Array(list.length).fill(-1);
+  let j = 0;
+  let increasing = true;
+  for (let i = 1; i < all.length && increasing; i++) increasing = all[i - 1].guid < all[i].guid;
+  if (increasing) {
+    for (let i = 0; j < list.length; j++) {
+      const g = list[j].guid;
+      if (j > 0 && !(list[j - 1].guid < g)) break;
+      while (i < all.length && all[i].guid < g) i++;
+      if (i < all.length && all[i].guid === g) {
+        records[i] = list[j];
+        reportOf[j] = i;
+      }
+    }
+  }
+  // From where the list is out of order (or the reports are), by lookup.
+  for (; j < list.length; j++) {
+    const k = index.get(list[j].guid);
+    if (k === undefined) continue;
+    records[k] = list[j];
+    reportOf[j] = k;
+  }
+  return { records, reportOf };
+}
+
+/** Every shipped record's dependencies in order, each target as an asset index (-1: not shipped): edges of asset i are [start[i], start[i + 1]). */
+interface Edges {
+  start: Int32Array;
+  to: Int32Array;
+  type: Uint8Array;
+}
+
+/** Resolves each shipped record's dependencies once, for the chains (two walks) and the referrers. */
+function resolveEdges(records: ReadonlyArray<AssetRecord | undefined>, index: ReadonlyMap<string, number>): Edges {
+  const start = new Int32Array(records.length + 1);
+  for (let i = 0; i < records.length; i++) start[i + 1] = start[i] + (records[i]?.dependencies.length ?? 0);
+  const to = new Int32Array(start[records.length]);
+  const type = new Uint8Array(to.length);
+  for (let i = 0; i < records.length; i++) {
+    const deps = records[i]?.dependencies;
+    if (!deps) continue;
+    for (let k = 0, e = start[i]; k < deps.length; k++, e++) {
+      to[e] = index.get(deps[k].guid) ?? -1;
+      type[e] = deps[k].type;
+    }
+  }
+  return { start, to, type };
+}
+
 /** The chain link (`from`, its edge, `root`) of every cooked package; see the module comment. */
-function linkChains(plan: CookPlan, roots: readonly CookRoot[], index: Map<string, number>, all: readonly AssetReport[], records: ReadonlyArray<AssetRecord | undefined>, followSoft: boolean): Chains {
+function linkChains(plan: CookPlan, roots: readonly CookRoot[], index: ReadonlyMap<string, number>, all: readonly AssetReport[], edges: Edges, followSoft: boolean): Chains {
   const n = all.length;
   const chains: Chains = { from: new Int32Array(n).fill(-1), fromVia: new Uint8Array(n), rootReason: new Map() };
   const reached = new Uint8Array(n);
@@ -425,19 +537,20 @@ function linkChains(plan: CookPlan, roots: readonly CookRoot[], index: Map<strin
       queue.push(i);
     }
     // Breadth-first over hard edges; then again from everything reached, over soft edges too.
-    const passes: Array<(t: DependencyType) => boolean> = [(t) => t !== DependencyType.Soft];
-    if (followSoft) passes.push(() => true);
-    for (const follows of passes) {
+    const passes: boolean[] = [false];
+    if (followSoft) passes.push(true);
+    for (const soft of passes) {
       const q = [...queue];
       for (let head = 0; head < q.length; head++) {
         const from = q[head];
-        for (const d of records[from]?.dependencies ?? []) {
-          if (!follows(d.type)) continue;
-          const to = index.get(d.guid);
-          if (to === undefined || reached[to] || all[to].chunk !== chunk || all[to].via === 'mount') continue;
+        for (let e = edges.start[from]; e < edges.start[from + 1]; e++) {
+          const type = edges.type[e];
+          if (!soft && type === DependencyType.Soft) continue;
+          const to = edges.to[e];
+          if (to < 0 || reached[to] || all[to].chunk !== chunk || all[to].via === 'mount') continue;
           reached[to] = 1;
           chains.from[to] = from;
-          chains.fromVia[to] = d.type;
+          chains.fromVia[to] = type;
           q.push(to);
           queue.push(to);
         }
@@ -467,6 +580,9 @@ export function reportBodyKey(input: ReportInput): string | undefined {
     `LREPORT ${REPORT_VERSION}\n${input.assetLimit ?? REPORT_ASSET_LIMIT} ${input.listTop ?? REPORT_TOP}\n`,
     buildReportBody.toString(),
     selectListed.toString(),
+    topIndexes.toString(),
+    matchRecords.toString(),
+    resolveEdges.toString(),
     linkChains.toString(),
     reportFolders.toString(),
     shippedBytes.toString(),
@@ -517,6 +633,9 @@ export function reportFrame(input: ReportInput): ReportFrame | undefined {
     `LREPORTFRAME 1\n${limit} ${input.listTop ?? REPORT_TOP}\n`,
     buildReportBody.toString(),
     selectListed.toString(),
+    topIndexes.toString(),
+    matchRecords.toString(),
+    resolveEdges.toString(),
     linkChains.toString(),
     reportFolders.toString(),
     shippedBytes.toString(),
