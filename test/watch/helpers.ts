@@ -1,6 +1,8 @@
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach } from 'vitest';
+import type { Daemon } from '../../watch/Daemon.js';
 
 export async function tempDir(prefix = 'lumina-watch-'): Promise<string> {
   return fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), prefix)));
@@ -23,3 +25,17 @@ export async function waitFor<T>(pred: () => T | Promise<T>, what: string, timeo
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * What most daemon tests hold: the daemon a test started and the temp folder it made. Call it in a
+ * describe: after each test the daemon is stopped and the folder removed.
+ */
+export function daemonAndRoot(): { daemon: Daemon | undefined; root: string | undefined } {
+  const t: { daemon: Daemon | undefined; root: string | undefined } = { daemon: undefined, root: undefined };
+  afterEach(async () => {
+    await t.daemon?.stop();
+    t.daemon = undefined;
+    if (t.root) await fsp.rm(t.root, { recursive: true, force: true });
+  });
+  return t;
+}

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cookProject } from '../../cook/cookProject.js';
 import { Cooker } from '../../cook/Cooker.js';
 import { SWEPT_MARKER_FILE } from '../../cook/cookedOutputs.js';
@@ -18,24 +18,18 @@ import { buildPackage, prop } from '../../src/format/packageBuilder.js';
 import { hashHex, initHash, xxh64 } from '../../src/util/hash.js';
 import { Daemon } from '../../watch/Daemon.js';
 import { DEV_PAK_NAME } from '../../watch/DevPak.js';
-import { sleep, tempDir, waitFor } from './helpers.js';
+import { daemonAndRoot, sleep, tempDir, waitFor } from './helpers.js';
 import { G, makeProject, savePackage, shippedHas } from './project.js';
 import { mulberry32 as rng } from '../helpers/rng.js';
 
 describe('daemon start-up and writers', () => {
-  let daemon: Daemon | undefined;
-  let root: string | undefined;
-  afterEach(async () => {
-    await daemon?.stop();
-    daemon = undefined;
-    if (root) await fsp.rm(root, { recursive: true, force: true });
-  });
+  const t = daemonAndRoot();
 
   for (const seed of [1, 2, 3]) {
     it(`every save made while the daemon starts ends up in the paks (seed ${seed})`, async () => {
       await initHash();
-      root = await tempDir();
-      const p = await makeProject(root);
+      t.root = await tempDir();
+      const p = await makeProject(t.root);
       // Unreferenced filler makes the scan take a while, so saves land in it and in the start-up cook.
       for (let i = 0; i < 300; i++) {
         const guid = (0xf000 + i).toString(16).padStart(32, '0');
@@ -62,8 +56,8 @@ describe('daemon start-up and writers', () => {
         await sleep(Math.floor(rand() * 40));
         if (n > 400) break;
       }
-      daemon = await starting;
-      await daemon.whenIdle();
+      t.daemon = await starting;
+      await t.daemon.whenIdle();
       await waitFor(() => shippedHas(p.paks, '/Game/Meshes/Rock.lasset', lastRock), `${lastRock} in the paks`);
       await waitFor(() => shippedHas(p.paks, '/Game/UI/Menu.rml', lastMenu), `${lastMenu} in the paks`);
     }, 60_000);
@@ -71,8 +65,8 @@ describe('daemon start-up and writers', () => {
 
   it("removes what a killed run left half-written under Saved and Intermediates, and keeps a live writer's temps", async () => {
     await initHash();
-    root = await tempDir();
-    const p = await makeProject(root);
+    t.root = await tempDir();
+    const p = await makeProject(t.root);
     expect((await cookProject({ projectDir: p.dir, report: false })).ok).toBe(true);
     // A run killed mid-write: it removed the swept marker before its first write into Saved/Cooked
     // (cookAsset.ts beforeCookedWrite), then left temps there and beside the paks and caches.
@@ -88,8 +82,8 @@ describe('daemon start-up and writers', () => {
     ];
     const live = path.join(p.paks, `Other.pak.lctmp-${process.pid}-ae`);
     for (const f of [...dead, live]) await fsp.writeFile(f, 'half-written');
-    daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
-    await daemon.whenIdle();
+    t.daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
+    await t.daemon.whenIdle();
     expect(dead.filter((f) => fs.existsSync(f))).toEqual([]);
     expect(fs.existsSync(live)).toBe(true);
     expect(await shippedHas(p.paks, '/Game/Meshes/Rock.lasset', 'rock-v1')).toBe(true);
@@ -97,12 +91,12 @@ describe('daemon start-up and writers', () => {
 
   it('writes Dev.pak as a patch over the chunk paks, and a cook after the daemon removes it', async () => {
     await initHash();
-    root = await tempDir();
-    const p = await makeProject(root);
-    daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
+    t.root = await tempDir();
+    const p = await makeProject(t.root);
+    t.daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
     await savePackage(path.join(p.content, 'Meshes', 'Rock.lasset'), 'Rock', G.rock, 'rock-v2');
     await waitFor(() => shippedHas(p.paks, '/Game/Meshes/Rock.lasset', 'rock-v2'), 'rock-v2');
-    await daemon.whenIdle();
+    await t.daemon.whenIdle();
     const dev = await PakReader.open(path.join(p.paks, DEV_PAK_NAME));
     const main = await PakReader.open(path.join(p.paks, 'Main.pak'));
     try {
@@ -115,8 +109,8 @@ describe('daemon start-up and writers', () => {
     }
 
     // The daemon stops with its dev pak in place; then the content changes again and a cook runs.
-    await daemon.stop();
-    daemon = undefined;
+    await t.daemon.stop();
+    t.daemon = undefined;
     await savePackage(path.join(p.content, 'Meshes', 'Rock.lasset'), 'Rock', G.rock, 'rock-v3');
     const s = await cookProject({ projectDir: p.dir });
     expect(s.ok).toBe(true);
@@ -126,9 +120,9 @@ describe('daemon start-up and writers', () => {
 
   it('one writer per project: a cook beside a daemon or a cook is refused, a stale lock is taken over', async () => {
     await initHash();
-    root = await tempDir();
-    const p = await makeProject(root);
-    daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
+    t.root = await tempDir();
+    const p = await makeProject(t.root);
+    t.daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
     const lockFile = path.join(p.dir, 'Intermediates', LOCK_FILE_NAME);
     await expect(cookProject({ projectDir: p.dir })).rejects.toMatchObject({
       code: 'PROJECT_LOCKED',
@@ -136,8 +130,8 @@ describe('daemon start-up and writers', () => {
       file: lockFile,
       hint: 'stop it (lumina-cook daemon stop), or ask it to cook (lumina-cook daemon cook)',
     });
-    await daemon.stop();
-    daemon = undefined;
+    await t.daemon.stop();
+    t.daemon = undefined;
     expect(fs.existsSync(lockFile)).toBe(false);
 
     const first = await Cooker.open({ projectDir: p.dir });

@@ -4,26 +4,19 @@
  * installed its SIGTERM handler): a client that saw 'idle' and sent SIGTERM killed the process
  * outright (the crash test's intermittent "exited null").
  */
-import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Daemon } from '../../watch/Daemon.js';
 import { daemonStatus } from '../../watch/daemonClient.js';
-import { tempDir } from './helpers.js';
+import { daemonAndRoot, tempDir } from './helpers.js';
 import { makeProject } from './project.js';
 
 describe('daemon start-up status', () => {
-  let daemon: Daemon | undefined;
-  let root: string | undefined;
-  afterEach(async () => {
-    await daemon?.stop();
-    daemon = undefined;
-    if (root) await fsp.rm(root, { recursive: true, force: true });
-  });
+  const t = daemonAndRoot();
 
   it('is never idle before start() has returned', async () => {
-    root = await tempDir();
-    const p = await makeProject(root);
+    t.root = await tempDir();
+    const p = await makeProject(t.root);
     let started = false;
     const starting = Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 }).then((d) => {
       started = true;
@@ -36,7 +29,7 @@ describe('daemon start-up status', () => {
       if (s && !started) seenBeforeStart.add(s.state);
       await new Promise((r) => setImmediate(r));
     }
-    daemon = await starting;
+    t.daemon = await starting;
     expect(seenBeforeStart.has('idle')).toBe(false);
     expect(seenBeforeStart.size).toBeGreaterThan(0);
     expect((await daemonStatus(inter)).state).toBe('idle');

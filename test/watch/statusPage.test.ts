@@ -6,16 +6,15 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Daemon } from '../../watch/Daemon.js';
 import { openBrowser, type TestBrowser } from '../helpers/browser.js';
-import { tempDir } from './helpers.js';
+import { daemonAndRoot, tempDir } from './helpers.js';
 import { G, makeProject, savePackage } from './project.js';
 
 describe('daemon status page', () => {
   let browser: TestBrowser;
-  let daemon: Daemon | undefined;
-  let root: string | undefined;
+  const t = daemonAndRoot();
 
   beforeAll(async () => {
     browser = await openBrowser();
@@ -23,29 +22,24 @@ describe('daemon status page', () => {
   afterAll(async () => {
     await browser?.close();
   });
-  afterEach(async () => {
-    await daemon?.stop();
-    daemon = undefined;
-    if (root) await fsp.rm(root, { recursive: true, force: true });
-  });
 
   it('logs in with the one-time URL, shows a save live, and an error until its file is fixed', async () => {
-    root = await tempDir();
-    const p = await makeProject(root);
-    daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
+    t.root = await tempDir();
+    const p = await makeProject(t.root);
+    t.daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
     const { page, context, errors } = browser;
 
     // Without the cookie the page only says how to log in.
-    const denied = await page.goto(`${daemon.control.url}/`);
+    const denied = await page.goto(`${t.daemon.control.url}/`);
     expect(denied!.status()).toBe(401);
     errors.splice(0); // the browser logs the 401 itself
 
-    const login = daemon.loginUrl();
+    const login = t.daemon.loginUrl();
     await page.goto(login);
     expect(new URL(page.url()).pathname).toBe('/');
     await page.locator('#conn', { hasText: 'live' }).waitFor();
-    const [cookie] = await context.cookies(daemon.control.url);
-    expect(cookie).toMatchObject({ name: `lumina_session_${daemon.control.port}`, httpOnly: true, sameSite: 'Strict' });
+    const [cookie] = await context.cookies(t.daemon.control.url);
+    expect(cookie).toMatchObject({ name: `lumina_session_${t.daemon.control.port}`, httpOnly: true, sameSite: 'Strict' });
     expect(await page.evaluate('document.cookie')).toBe('');
     expect(await page.locator('#state').textContent()).toBe('idle');
     // The start-up cook wrote a report; the page links to it and it opens.
@@ -69,7 +63,7 @@ describe('daemon status page', () => {
     await savePackage(rock, 'Rock', G.rock, 'rock-v3');
     await row.waitFor({ state: 'detached' });
     await page.locator('#errors-empty:not([hidden])').waitFor();
-    expect(daemon.status().errors).toEqual([]);
+    expect(t.daemon.status().errors).toEqual([]);
 
     const [reportPage] = await Promise.all([context.waitForEvent('page'), page.locator('#report-link').click()]);
     await reportPage.locator('#treemap [data-kind="chunk"][data-name="Main"]').waitFor();

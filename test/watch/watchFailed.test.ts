@@ -6,25 +6,19 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Daemon } from '../../watch/Daemon.js';
 import { watchError } from '../../watch/watcher.js';
-import { tempDir, waitFor } from './helpers.js';
+import { daemonAndRoot, tempDir, waitFor } from './helpers.js';
 import { makeProject } from './project.js';
 
 describe('a mount folder the daemon cannot watch', () => {
-  let daemon: Daemon | undefined;
-  let root: string | undefined;
-  afterEach(async () => {
-    await daemon?.stop();
-    daemon = undefined;
-    if (root) await fsp.rm(root, { recursive: true, force: true });
-  });
+  const t = daemonAndRoot();
 
   it('fails the start with WATCH_FAILED and releases what the start took', async () => {
-    root = await tempDir();
-    const p = await makeProject(root);
-    const kept = path.join(root, 'Content.kept');
+    t.root = await tempDir();
+    const p = await makeProject(t.root);
+    const kept = path.join(t.root, 'Content.kept');
     await fsp.rename(p.content, kept);
     await fsp.writeFile(p.content, 'not a folder');
     await expect(Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 })).rejects.toMatchObject({
@@ -35,16 +29,16 @@ describe('a mount folder the daemon cannot watch', () => {
     // The lock and the control server are released: once the folder is one, a start succeeds.
     await fsp.rm(p.content);
     await fsp.rename(kept, p.content);
-    daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
-    expect(daemon.status().errors).toEqual([]);
+    t.daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
+    expect(t.daemon.status().errors).toEqual([]);
   });
 
   it('after start shows the folder it cannot watch on the error board until it can', async () => {
-    root = await tempDir();
-    const p = await makeProject(root, { engineContentDir: 'Engine' });
+    t.root = await tempDir();
+    const p = await makeProject(t.root, { engineContentDir: 'Engine' });
     const engine = path.join(p.dir, 'Engine');
-    daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
-    const d = daemon;
+    t.daemon = await Daemon.start({ projectDir: p.dir, debounceMs: 20, consolidateAfterMs: 0 });
+    const d = t.daemon;
     // The missing mount appears, but as a file: its subscribe fails after start.
     await fsp.writeFile(engine, 'not a folder');
     const shown = await waitFor(() => d.status().errors.find((e) => e.code === 'WATCH_FAILED'), 'WATCH_FAILED on the board');
