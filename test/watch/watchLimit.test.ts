@@ -43,8 +43,12 @@ async function watchInNamespace(p: TestProject, limit: string, value: number): P
   return { code, out };
 }
 
-/** Nothing held after a failed start: no daemon.json, no project lock. */
-function expectReleased(p: TestProject): void {
+/** A failed start: exit 1, WATCH_FAILED with `says` and no stack trace, nothing held (no daemon.json, no project lock). */
+function expectFailedStart(p: TestProject, { code, out }: { code: number | null; out: string }, says: readonly string[]): void {
+  expect(code, out).toBe(1);
+  expect(out).toContain('WATCH_FAILED');
+  for (const text of says) expect(out).toContain(text);
+  expect(out).not.toMatch(/\n\s+at /);
   expect(fs.existsSync(path.join(p.dir, 'Intermediates', 'daemon.json'))).toBe(false);
   expect(fs.existsSync(path.join(p.dir, 'Intermediates', LOCK_FILE_NAME))).toBe(false);
 }
@@ -60,26 +64,13 @@ describe('watch daemon at the inotify watch limit', () => {
     root = await tempDir();
     const p = await makeProject(path.join(root, 'P'));
     // One watch: Content's own; its first subfolder is past the limit.
-    const { code, out } = await watchInNamespace(p, 'max_inotify_watches', 1);
-    expect(code, out).toBe(1);
-    expect(out).toContain('WATCH_FAILED');
-    expect(out).toContain('No space left on device');
-    expect(out).toContain('fs.inotify.max_user_watches');
-    expect(out).not.toMatch(/\n\s+at /);
-    expectReleased(p);
+    expectFailedStart(p, await watchInNamespace(p, 'max_inotify_watches', 1), ['No space left on device', 'fs.inotify.max_user_watches']);
   });
 
   // On the code before inotifyProbe.ts the child hung at "starting" until the 60 s kill (code null).
   it.skipIf(noInstanceLimit !== undefined)(`\`watch\` exits 1 naming the inotify instance limit and its sysctl${noInstanceLimit ? ` (skipped: ${noInstanceLimit})` : ''}`, async () => {
     root = await tempDir();
     const p = await makeProject(path.join(root, 'P'));
-    const { code, out } = await watchInNamespace(p, 'max_inotify_instances', 0);
-    expect(code, out).toBe(1);
-    expect(out).toContain('WATCH_FAILED');
-    expect(out).toContain(p.content);
-    expect(out).toContain('no inotify instance');
-    expect(out).toContain('fs.inotify.max_user_instances');
-    expect(out).not.toMatch(/\n\s+at /);
-    expectReleased(p);
+    expectFailedStart(p, await watchInNamespace(p, 'max_inotify_instances', 0), [p.content, 'no inotify instance', 'fs.inotify.max_user_instances']);
   });
 });
