@@ -250,15 +250,9 @@ class PositionalOut {
       this.pos = at;
       return;
     }
-    if (at === this.pos && b.byteLength <= STAGE_SIZE) {
-      if (this.staged + b.byteLength > STAGE_SIZE) await this.spill();
-      if (this.staged === 0) this.stageAt = at;
-      this.stage.set(b, this.staged);
-      this.staged += b.byteLength;
-      this.pos = at + b.byteLength;
-      return;
-    }
     await this.spill();
+    // An append that did not fit the staged bytes fits the empty stage unless it is bigger.
+    if (at === this.pos && this.append(b)) return;
     this.pos = at + b.byteLength;
     await this.queue(b, at);
   }
@@ -775,7 +769,7 @@ async function writeFileSource(out: PositionalOut, path: string, file: string, o
     if (small.bytes.byteLength !== small.size) throw errors.ioFailed(file, 'read', new Error('file changed while it was being packed'));
     const e = await writeBytes(out, path, small.bytes, opts);
     // Its blocks were copied into the stage (a pooled buffer is no bigger than STAGE_SIZE) and it is hashed: free again.
-    if (small.size + 1 <= pool.size) pool.give(small.bytes);
+    pool.give(small.bytes);
     return e;
   }
   const fh = await openSource(file);
@@ -860,13 +854,12 @@ function sortOrder(sources: readonly { path: string }[], out: string): Uint32Arr
   if (units.BYTES_PER_ELEMENT === 2) {
     for (let i = 0; i < units.length && plain; i++) plain = units[i] < 0xd800;
   }
-  let order: Uint32Array;
   if (plain) {
     const sorted = packedOrder(packed);
     if (sorted.repeat >= 0) throw errors.pakPathInvalid(out, paths[sorted.order[sorted.repeat]], 'is listed twice');
     return sorted.order;
   }
-  order = new Uint32Array(sources.length);
+  const order = new Uint32Array(sources.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
   order.sort((x, y) => comparePathBytes(paths[x], paths[y]));
   for (let k = 1; k < order.length; k++) {

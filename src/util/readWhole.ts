@@ -27,7 +27,7 @@ export class BufferPool {
     return new Uint8Array(this.free.pop() ?? new ArrayBuffer(this.size));
   }
 
-  /** `b` (a view of a buffer `take` gave) is free again: nothing may read it afterwards. */
+  /** `b` (a view of a buffer `take` gave) is free again: nothing may read it afterwards. A buffer of its own (bigger than `size`) is let go. */
   give(b: Uint8Array): void {
     if (b.buffer.byteLength === this.size && this.free.length < this.keep) this.free.push(b.buffer as ArrayBuffer);
   }
